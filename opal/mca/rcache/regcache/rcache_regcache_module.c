@@ -1,0 +1,514 @@
+/*
+ * rcache/regcache module: register, deregister, find, invalidate, evict,
+ * finalize.  The state machine is described in rcache_regcache.h.
+ */
+#include "opal_config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "opal/align.h"
+#include "opal/util/output.h"
+#include "opal/util/proc.h"
+#include "opal/util/sys_limits.h"
+#include "opal/mca/rcache/base/base.h"
+
+#include "rcache_regcache.h"
+
+#define REG_LIST_ITEM(reg) ((opal_list_item_t *) (reg))
+#define REG_SIZE(reg) ((uint64_t) ((reg)->bound - (reg)->base) + 1)
+
+static inline mca_rcache_regcache_module_t *regcache_of (mca_rcache_base_module_t *rcache)
+{
+    return (mca_rcache_regcache_module_t *) rcache;
+}
+
+static inline bool regcache_covers (const mca_rcache_base_registration_t *reg,
+                                    const unsigned char *base, const unsigned char *bound)
+{
+    return reg->base <= base && reg->bound >= bound;
+}
+
+static inline bool regcache_overlaps (const mca_rcache_base_registration_t *reg,
+                                      const unsigned char *base, const unsigned char *bound)
+{
+    return reg->base <= bound && reg->bound >= base;
+}
+
+/* ------------------------------------------------------------ entry life */
+
+/* Give the registration back to its owner and recycle the record. */
+static void regcache_release (mca_rcache_regcache_module_t *cache, mca_rcache_base_registration_t *reg)
+{
+    int rc = cache->resources.deregister_mem (cache->resources.reg_data, reg);
+
+    cache->stats.pinned_bytes -= REG_SIZE(reg);
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != rc)) {
+        /* the owner still holds resources behind this record: never hand it out again */
+        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_rcache_base_framework.framework_output,
+                             "rcache/regcache: deregistering [%p, %p] failed (%d); record leaked",
+                             (void *) reg->base, (void *) reg->bound, rc);
+        return;
+    }
+    reg->flags = 0;
+    opal_free_list_return (&cache->reg_list, (opal_free_list_item_t *) reg);
+}
+
+/* Take the entry out of the lookup tree.  It lives on until its last reference. */
+static void regcache_detach (mca_rcache_regcache_module_t *cache, mca_rcache_base_registration_t *reg)
+{
+    (void) opal_interval_tree_delete (&cache->tree, (uintptr_t) reg->base,
+                                      (uintptr_t) reg->bound + 1, reg);
+    cache->stats.cached_bytes -= REG_SIZE(reg);
+    --cache->stats.cached_entries;
+    reg->flags |= MCA_RCACHE_REGCACHE_FLAG_DETACHED;
+    if (cache->mru == reg) {
+        cache->mru = NULL;
+    }
+}
+
+/* Take a cached, valid entry out of the cache: now if idle, else at its last release. */
+static void regcache_retire (mca_rcache_regcache_module_t *cache, mca_rcache_base_registration_t *reg)
+{
+    regcache_detach (cache, reg);
+    if (0 == reg->ref_count) {
+        opal_list_remove_item (&cache->lru, REG_LIST_ITEM(reg));
+        regcache_release (cache, reg);
+    }
+}
+
+/* Finish, outside any memory hook, what the hooks only marked. */
+static void regcache_drain_pending (mca_rcache_regcache_module_t *cache)
+{
+    opal_list_item_t *item;
+
+    while (NULL != (item = opal_list_remove_first (&cache->pending))) {
+        mca_rcache_base_registration_t *reg = (mca_rcache_base_registration_t *) item;
+
+        regcache_detach (cache, reg);
+        if (0 == reg->ref_count) {
+            regcache_release (cache, reg);
+        }
+    }
+}
+
+static bool regcache_evict_one (mca_rcache_regcache_module_t *cache)
+{
+    mca_rcache_base_registration_t *reg =
+        (mca_rcache_base_registration_t *) opal_list_get_first (&cache->lru);
+
+    if (REG_LIST_ITEM(reg) == opal_list_get_end (&cache->lru)) {
+        return false;
+    }
+    regcache_retire (cache, reg);
+    ++cache->stats.evictions;
+    return true;
+}
+
+static void regcache_acquire (mca_rcache_regcache_module_t *cache, mca_rcache_base_registration_t *reg)
+{
+    if (0 == reg->ref_count++) {
+        opal_list_remove_item (&cache->lru, REG_LIST_ITEM(reg));
+    }
+}
+
+/* ------------------------------------------------------------ lookups */
+
+/* The valid cached entry covering [base, bound], if any.  Exact because
+ * cached entries never overlap (see rcache_regcache.h). */
+static mca_rcache_base_registration_t *regcache_lookup (mca_rcache_regcache_module_t *cache,
+                                                        unsigned char *base, unsigned char *bound)
+{
+    mca_rcache_base_registration_t *reg = cache->mru;
+
+    if (NULL != reg && regcache_covers (reg, base, bound)) {
+        return reg;
+    }
+    return (mca_rcache_base_registration_t *)
+        opal_interval_tree_find_overlapping (&cache->tree, (uintptr_t) base, (uintptr_t) bound + 1);
+}
+
+struct regcache_overlap_query_t {
+    unsigned char *base;
+    unsigned char *bound;
+    mca_rcache_base_registration_t *found;
+};
+
+static int regcache_overlap_cb (uint64_t low, uint64_t high, void *data, void *ctx)
+{
+    struct regcache_overlap_query_t *query = (struct regcache_overlap_query_t *) ctx;
+    mca_rcache_base_registration_t *reg = (mca_rcache_base_registration_t *) data;
+
+    /* the tree reports touching intervals too; keep only real overlaps */
+    if (!regcache_overlaps (reg, query->base, query->bound) || (reg->flags & MCA_RCACHE_FLAGS_INVALID)) {
+        return OPAL_SUCCESS;
+    }
+    query->found = reg;
+    return 1; /* stop the traversal */
+}
+
+static mca_rcache_base_registration_t *regcache_first_overlap (mca_rcache_regcache_module_t *cache,
+                                                               unsigned char *base, unsigned char *bound)
+{
+    struct regcache_overlap_query_t query = {.base = base, .bound = bound, .found = NULL};
+
+    (void) opal_interval_tree_traverse (&cache->tree, (uintptr_t) base, (uintptr_t) bound + 1,
+                                        true, regcache_overlap_cb, &query);
+    return query.found;
+}
+
+/* ------------------------------------------------------------ misses */
+
+/* Grow [*base, *bound] over every cached entry it overlaps (unless the union
+ * would exceed the byte limit) and take those entries out of the tree, so
+ * the new registration can go in without breaking the no-overlap rule.  An
+ * entry with weaker access flags is absorbed the same way: that is the
+ * access-flag upgrade. */
+static void regcache_absorb_overlaps (mca_rcache_regcache_module_t *cache, unsigned char **base,
+                                      unsigned char **bound, int32_t *access_flags)
+{
+    mca_rcache_base_registration_t *reg;
+
+    while (NULL != (reg = regcache_first_overlap (cache, *base, *bound))) {
+        unsigned char *ubase = reg->base < *base ? reg->base : *base;
+        unsigned char *ubound = reg->bound > *bound ? reg->bound : *bound;
+
+        if ((uint64_t) (ubound - ubase) + 1 <= cache->max_bytes) {
+            *base = ubase;
+            *bound = ubound;
+            *access_flags |= reg->access_flags;
+        }
+        regcache_retire (cache, reg);
+    }
+}
+
+/* Evict idle entries until `size' more bytes and one more entry fit. */
+static bool regcache_make_room (mca_rcache_regcache_module_t *cache, uint64_t size)
+{
+    if (size > cache->max_bytes) {
+        return false;
+    }
+    while (cache->stats.cached_bytes + size > cache->max_bytes ||
+           cache->stats.cached_entries + 1 > cache->max_entries) {
+        if (!regcache_evict_one (cache)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static int regcache_create (mca_rcache_regcache_module_t *cache, unsigned char *base, unsigned char *bound,
+                            uint32_t flags, int32_t access_flags, bool cached,
+                            mca_rcache_base_registration_t **reg_out)
+{
+    mca_rcache_base_registration_t *reg;
+    int rc;
+
+    reg = (mca_rcache_base_registration_t *) opal_free_list_get (&cache->reg_list);
+    if (OPAL_UNLIKELY(NULL == reg)) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    reg->rcache = &cache->super;
+    reg->base = base;
+    reg->bound = bound;
+    reg->flags = flags;
+    reg->access_flags = access_flags;
+    reg->ref_count = 1;
+
+    /* the owner ran out of registration resources: give back idle entries and retry */
+    while (OPAL_ERR_OUT_OF_RESOURCE ==
+           (rc = cache->resources.register_mem (cache->resources.reg_data, base, REG_SIZE(reg), reg)) &&
+           regcache_evict_one (cache));
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != rc)) {
+        opal_free_list_return (&cache->reg_list, (opal_free_list_item_t *) reg);
+        return rc;
+    }
+    cache->stats.pinned_bytes += REG_SIZE(reg);
+
+    if (cached) {
+        rc = opal_interval_tree_insert (&cache->tree, reg, (uintptr_t) base, (uintptr_t) bound + 1);
+        cached = (OPAL_SUCCESS == rc);
+    }
+    if (cached) {
+        cache->stats.cached_bytes += REG_SIZE(reg);
+        ++cache->stats.cached_entries;
+    } else {
+        reg->flags |= MCA_RCACHE_REGCACHE_FLAG_DETACHED;
+        ++cache->stats.uncached;
+    }
+
+    *reg_out = reg;
+    return OPAL_SUCCESS;
+}
+
+static int regcache_register_miss (mca_rcache_regcache_module_t *cache, unsigned char *base,
+                                   unsigned char *bound, uint32_t flags, int32_t access_flags,
+                                   mca_rcache_base_registration_t **reg_out)
+{
+    bool cached;
+
+    ++cache->stats.misses;
+    regcache_absorb_overlaps (cache, &base, &bound, &access_flags);
+    /* when every cached byte is in use, register outside the cache rather than fail */
+    cached = regcache_make_room (cache, (uint64_t) (bound - base) + 1);
+    return regcache_create (cache, base, bound, flags, access_flags, cached, reg_out);
+}
+
+/* ------------------------------------------------------------ module API */
+
+static void regcache_page_range (mca_rcache_regcache_module_t *cache, void *addr, size_t size,
+                                 unsigned char **base, unsigned char **bound)
+{
+    *base = OPAL_DOWN_ALIGN_PTR(addr, cache->page_size, unsigned char *);
+    *bound = OPAL_ALIGN_PTR((uintptr_t) addr + (size ? size : 1), cache->page_size, unsigned char *) - 1;
+}
+
+static int mca_rcache_regcache_register (mca_rcache_base_module_t *rcache, void *addr, size_t size,
+                                         uint32_t flags, int32_t access_flags,
+                                         mca_rcache_base_registration_t **reg)
+{
+    mca_rcache_regcache_module_t *cache = regcache_of (rcache);
+    mca_rcache_base_registration_t *found;
+    unsigned char *base, *bound;
+    int rc = OPAL_SUCCESS;
+
+    *reg = NULL;
+    if (OPAL_UNLIKELY(flags & MCA_RCACHE_FLAGS_INVALID)) {
+        return OPAL_ERR_BAD_PARAM;
+    }
+    regcache_page_range (cache, addr, size, &base, &bound);
+
+    opal_mutex_lock (&cache->lock);
+    if (OPAL_UNLIKELY(!opal_list_is_empty (&cache->pending))) {
+        regcache_drain_pending (cache);
+    }
+
+    if (OPAL_UNLIKELY(flags & (MCA_RCACHE_FLAGS_CACHE_BYPASS | MCA_RCACHE_FLAGS_PERSIST))) {
+        rc = regcache_create (cache, base, bound, flags, access_flags, false, reg);
+    } else if (NULL != (found = regcache_lookup (cache, base, bound)) &&
+               access_flags == (found->access_flags & access_flags)) {
+        regcache_acquire (cache, found);
+        ++cache->stats.hits;
+        cache->mru = found;
+        *reg = found;
+    } else {
+        rc = regcache_register_miss (cache, base, bound, flags, access_flags, reg);
+    }
+    opal_mutex_unlock (&cache->lock);
+
+    return rc;
+}
+
+static int mca_rcache_regcache_deregister (mca_rcache_base_module_t *rcache,
+                                           mca_rcache_base_registration_t *reg)
+{
+    mca_rcache_regcache_module_t *cache = regcache_of (rcache);
+
+    opal_mutex_lock (&cache->lock);
+    if (0 == --reg->ref_count) {
+        if (reg->flags & MCA_RCACHE_REGCACHE_FLAG_DETACHED) {
+            regcache_release (cache, reg);
+        } else if (!(reg->flags & MCA_RCACHE_FLAGS_INVALID)) {
+            opal_list_append (&cache->lru, REG_LIST_ITEM(reg));
+        }
+        /* else: on the pending list; the next drain releases it */
+    }
+    opal_mutex_unlock (&cache->lock);
+
+    return OPAL_SUCCESS;
+}
+
+static int mca_rcache_regcache_find (mca_rcache_base_module_t *rcache, void *addr, size_t size,
+                                     mca_rcache_base_registration_t **reg)
+{
+    mca_rcache_regcache_module_t *cache = regcache_of (rcache);
+    unsigned char *base, *bound;
+
+    regcache_page_range (cache, addr, size, &base, &bound);
+
+    opal_mutex_lock (&cache->lock);
+    if (!opal_list_is_empty (&cache->pending)) {
+        regcache_drain_pending (cache);
+    }
+    *reg = regcache_lookup (cache, base, bound);
+    if (NULL != *reg) {
+        regcache_acquire (cache, *reg);
+    }
+    opal_mutex_unlock (&cache->lock);
+
+    return NULL != *reg ? OPAL_SUCCESS : OPAL_ERR_NOT_FOUND;
+}
+
+struct regcache_invalidate_ctx_t {
+    mca_rcache_regcache_module_t *cache;
+    unsigned char *base;
+    unsigned char *bound;
+};
+
+static int regcache_invalidate_cb (uint64_t low, uint64_t high, void *data, void *ctx)
+{
+    struct regcache_invalidate_ctx_t *inv = (struct regcache_invalidate_ctx_t *) ctx;
+    mca_rcache_regcache_module_t *cache = inv->cache;
+    mca_rcache_base_registration_t *reg = (mca_rcache_base_registration_t *) data;
+
+    if (!regcache_overlaps (reg, inv->base, inv->bound) || (reg->flags & MCA_RCACHE_FLAGS_INVALID)) {
+        return OPAL_SUCCESS;
+    }
+    reg->flags |= MCA_RCACHE_FLAGS_INVALID;
+    ++cache->stats.invalidations;
+    if (cache->mru == reg) {
+        cache->mru = NULL;
+    }
+    if (0 == reg->ref_count) {
+        opal_list_remove_item (&cache->lru, REG_LIST_ITEM(reg));
+    }
+    opal_list_append (&cache->pending, REG_LIST_ITEM(reg));
+    return OPAL_SUCCESS;
+}
+
+/* Called by Open MPI's memory hooks from inside free/munmap/mremap, possibly
+ * from inside malloc: mark only.  No deregistration, no tree change, no
+ * allocation here; the next cache operation finishes the job.  Memory
+ * freed while a transfer still uses it is the program's error, but not a
+ * reason to kill the process: the entry can never be found again and is
+ * deregistered when the transfer releases it. */
+static int mca_rcache_regcache_invalidate_range (mca_rcache_base_module_t *rcache, void *addr, size_t size)
+{
+    mca_rcache_regcache_module_t *cache = regcache_of (rcache);
+    struct regcache_invalidate_ctx_t inv = {.cache = cache, .base = (unsigned char *) addr,
+                                            .bound = (unsigned char *) addr + size - 1};
+
+    if (0 == size) {
+        return OPAL_SUCCESS;
+    }
+    opal_mutex_lock (&cache->lock);
+    (void) opal_interval_tree_traverse (&cache->tree, (uintptr_t) addr, (uintptr_t) addr + size,
+                                        true, regcache_invalidate_cb, &inv);
+    opal_mutex_unlock (&cache->lock);
+
+    return OPAL_SUCCESS;
+}
+
+static bool mca_rcache_regcache_evict (mca_rcache_base_module_t *rcache)
+{
+    mca_rcache_regcache_module_t *cache = regcache_of (rcache);
+    bool evicted;
+
+    opal_mutex_lock (&cache->lock);
+    regcache_drain_pending (cache);
+    evicted = regcache_evict_one (cache);
+    opal_mutex_unlock (&cache->lock);
+
+    return evicted;
+}
+
+static void regcache_print_stats (mca_rcache_regcache_module_t *cache)
+{
+    const mca_rcache_regcache_stats_t *s = &cache->stats;
+
+    opal_output (0, "%s rcache/regcache (%s) stats: hits %llu misses %llu evictions %llu "
+                 "invalidations %llu uncached %llu pinned bytes %llu cached bytes %llu entries %llu",
+                 OPAL_NAME_PRINT(OPAL_PROC_MY_NAME),
+                 cache->resources.cache_name ? cache->resources.cache_name : "unnamed",
+                 (unsigned long long) s->hits, (unsigned long long) s->misses,
+                 (unsigned long long) s->evictions, (unsigned long long) s->invalidations,
+                 (unsigned long long) s->uncached, (unsigned long long) s->pinned_bytes,
+                 (unsigned long long) s->cached_bytes, (unsigned long long) s->cached_entries);
+}
+
+static void regcache_free (mca_rcache_regcache_module_t *cache)
+{
+    OBJ_DESTRUCT(&cache->component_item);
+    OBJ_DESTRUCT(&cache->tree);
+    OBJ_DESTRUCT(&cache->lru);
+    OBJ_DESTRUCT(&cache->pending);
+    OBJ_DESTRUCT(&cache->reg_list);
+    OBJ_DESTRUCT(&cache->lock);
+    free (cache->resources.cache_name);
+    free (cache);
+}
+
+static void mca_rcache_regcache_finalize (mca_rcache_base_module_t *rcache)
+{
+    mca_rcache_regcache_module_t *cache = regcache_of (rcache);
+    mca_rcache_regcache_component_t *component = &mca_rcache_regcache_component;
+    mca_rcache_base_registration_t *reg;
+    unsigned char *everything_bound = (unsigned char *) UINTPTR_MAX - 1;
+
+    opal_mutex_lock (&cache->lock);
+    regcache_drain_pending (cache);
+    if (component->print_stats) {
+        regcache_print_stats (cache);
+    }
+    /* the owner is shutting down: whatever it still holds goes too */
+    while (NULL != (reg = regcache_first_overlap (cache, NULL, everything_bound))) {
+        if (0 == reg->ref_count) {
+            opal_list_remove_item (&cache->lru, REG_LIST_ITEM(reg));
+        }
+        regcache_detach (cache, reg);
+        regcache_release (cache, reg);
+    }
+    opal_mutex_unlock (&cache->lock);
+
+    opal_mutex_lock (&component->modules_lock);
+    opal_list_remove_item (&component->modules, &cache->component_item);
+    component->finalized_stats.hits += cache->stats.hits;
+    component->finalized_stats.misses += cache->stats.misses;
+    component->finalized_stats.evictions += cache->stats.evictions;
+    component->finalized_stats.invalidations += cache->stats.invalidations;
+    component->finalized_stats.uncached += cache->stats.uncached;
+    opal_mutex_unlock (&component->modules_lock);
+
+    regcache_free (cache);
+}
+
+mca_rcache_base_module_t *mca_rcache_regcache_module_create (mca_rcache_base_resources_t *resources)
+{
+    mca_rcache_regcache_component_t *component = &mca_rcache_regcache_component;
+    mca_rcache_regcache_module_t *cache;
+    size_t reg_size = resources->sizeof_reg;
+
+    if (reg_size < sizeof (mca_rcache_base_registration_t)) {
+        reg_size = sizeof (mca_rcache_base_registration_t);
+    }
+
+    cache = calloc (1, sizeof (*cache));
+    if (NULL == cache) {
+        return NULL;
+    }
+    cache->super.rcache_component = &component->super;
+    cache->super.rcache_register = mca_rcache_regcache_register;
+    cache->super.rcache_deregister = mca_rcache_regcache_deregister;
+    cache->super.rcache_find = mca_rcache_regcache_find;
+    cache->super.rcache_invalidate_range = mca_rcache_regcache_invalidate_range;
+    cache->super.rcache_evict = mca_rcache_regcache_evict;
+    cache->super.rcache_finalize = mca_rcache_regcache_finalize;
+
+    cache->resources = *resources;
+    cache->resources.cache_name = resources->cache_name ? strdup (resources->cache_name) : NULL;
+    cache->page_size = (size_t) opal_getpagesize ();
+    cache->max_bytes = (uint64_t) component->max_pinned_bytes;
+    cache->max_entries = (uint64_t) component->max_entries;
+
+    OBJ_CONSTRUCT(&cache->lock, opal_recursive_mutex_t);
+    OBJ_CONSTRUCT(&cache->tree, opal_interval_tree_t);
+    OBJ_CONSTRUCT(&cache->lru, opal_list_t);
+    OBJ_CONSTRUCT(&cache->pending, opal_list_t);
+    OBJ_CONSTRUCT(&cache->reg_list, opal_free_list_t);
+    OBJ_CONSTRUCT(&cache->component_item, opal_list_item_t);
+
+    if (OPAL_SUCCESS != opal_interval_tree_init (&cache->tree) ||
+        OPAL_SUCCESS != opal_free_list_init (&cache->reg_list, reg_size, opal_cache_line_size,
+                                             OBJ_CLASS(mca_rcache_base_registration_t), 0,
+                                             opal_cache_line_size, 0, -1, 32, NULL, 0, NULL,
+                                             NULL, NULL)) {
+        regcache_free (cache);
+        return NULL;
+    }
+
+    opal_mutex_lock (&component->modules_lock);
+    opal_list_append (&component->modules, &cache->component_item);
+    opal_mutex_unlock (&component->modules_lock);
+
+    return &cache->super;
+}
