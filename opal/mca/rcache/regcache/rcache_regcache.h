@@ -75,6 +75,8 @@ typedef struct mca_rcache_regcache_module_t {
     size_t page_size;
     uint64_t max_bytes;
     uint64_t max_entries;
+    /* false without memory hooks: an idle entry could go stale unnoticed */
+    bool keep_idle;
 
     /* protects everything below; recursive because memory hooks can fire
      * from inside an allocation made while we hold it */

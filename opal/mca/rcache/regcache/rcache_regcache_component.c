@@ -54,10 +54,10 @@ static int64_t regcache_half_of_memory (void)
 
 /* ------------------------------------------------------------ MPI_T */
 
-static int regcache_pvar_read (const struct mca_base_pvar_t *pvar, void *value, void *ctx)
+static int regcache_pvar_read (const struct mca_base_pvar_t *pvar, void *value, void *obj)
 {
     mca_rcache_regcache_component_t *component = &mca_rcache_regcache_component;
-    size_t offset = (size_t) (uintptr_t) ctx;
+    size_t offset = (size_t) (uintptr_t) pvar->ctx;
     mca_rcache_regcache_module_t *cache;
     unsigned long long sum;
     opal_list_item_t *item;

@@ -12,6 +12,8 @@
 #include "opal/util/proc.h"
 #include "opal/util/sys_limits.h"
 #include "opal/mca/rcache/base/base.h"
+#include "opal/memoryhooks/memory.h"
+#include "opal/runtime/opal_params.h"
 
 #include "rcache_regcache.h"
 
@@ -308,10 +310,14 @@ static int mca_rcache_regcache_deregister (mca_rcache_base_module_t *rcache,
     if (0 == --reg->ref_count) {
         if (reg->flags & MCA_RCACHE_REGCACHE_FLAG_DETACHED) {
             regcache_release (cache, reg);
-        } else if (!(reg->flags & MCA_RCACHE_FLAGS_INVALID)) {
+        } else if (reg->flags & MCA_RCACHE_FLAGS_INVALID) {
+            /* on the pending list; the next drain releases it */
+        } else if (cache->keep_idle) {
             opal_list_append (&cache->lru, REG_LIST_ITEM(reg));
+        } else {
+            regcache_detach (cache, reg);
+            regcache_release (cache, reg);
         }
-        /* else: on the pending list; the next drain releases it */
     }
     opal_mutex_unlock (&cache->lock);
 
@@ -462,6 +468,17 @@ static void mca_rcache_regcache_finalize (mca_rcache_base_module_t *rcache)
     regcache_free (cache);
 }
 
+/* Idle entries may only be kept when Open MPI's memory hooks will tell us
+ * about free/munmap: the rcache base installs them unless the user turned
+ * mpi_leave_pinned off, and only where the memory component can see both. */
+static bool regcache_hooks_active (void)
+{
+    const int needed = OPAL_MEMORY_FREE_SUPPORT | OPAL_MEMORY_MUNMAP_SUPPORT;
+
+    return (0 != opal_leave_pinned || opal_leave_pinned_pipeline) &&
+        needed == (opal_mem_hooks_support_level () & needed);
+}
+
 mca_rcache_base_module_t *mca_rcache_regcache_module_create (mca_rcache_base_resources_t *resources)
 {
     mca_rcache_regcache_component_t *component = &mca_rcache_regcache_component;
@@ -489,6 +506,13 @@ mca_rcache_base_module_t *mca_rcache_regcache_module_create (mca_rcache_base_res
     cache->page_size = (size_t) opal_getpagesize ();
     cache->max_bytes = (uint64_t) component->max_pinned_bytes;
     cache->max_entries = (uint64_t) component->max_entries;
+    cache->keep_idle = regcache_hooks_active ();
+    if (!cache->keep_idle) {
+        opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_rcache_base_framework.framework_output,
+                             "rcache/regcache: no memory hooks (mpi_leave_pinned is 0 or the memory "
+                             "component cannot intercept free/munmap): registrations are shared "
+                             "while in use and released when idle");
+    }
 
     OBJ_CONSTRUCT(&cache->lock, opal_recursive_mutex_t);
     OBJ_CONSTRUCT(&cache->tree, opal_interval_tree_t);
