@@ -29,7 +29,9 @@
 #include "opal/class/opal_free_list.h"
 #include "opal/class/opal_list.h"
 #include "opal/mca/rcache/rcache.h"
-#include "opal/threads/mutex.h"
+#include "opal/sys/atomic.h"
+
+#include <sched.h>
 
 BEGIN_C_DECLS
 
@@ -78,9 +80,10 @@ typedef struct mca_rcache_regcache_module_t {
     /* false without memory hooks: an idle entry could go stale unnoticed */
     bool keep_idle;
 
-    /* protects everything below; recursive because memory hooks can fire
-     * from inside an allocation made while we hold it */
-    opal_recursive_mutex_t lock;
+    /* protects everything below; see mca_rcache_regcache_lock() */
+    opal_atomic_lock_t lock;
+    const void *volatile lock_owner;
+    int lock_depth;
     opal_interval_tree_t tree;
     opal_list_t lru;          /* idle cached entries, least recently released first */
     opal_list_t pending;      /* invalidated by a memory hook, not yet out of the tree */
@@ -89,6 +92,38 @@ typedef struct mca_rcache_regcache_module_t {
     mca_rcache_base_registration_t *mru;
     mca_rcache_regcache_stats_t stats;
 } mca_rcache_regcache_module_t;
+
+/* Its address names the calling thread. */
+extern __thread char mca_rcache_regcache_thread_tag;
+
+/* The cache lock.  Always taken, even without MPI_THREAD_MULTIPLE, because
+ * any thread may free memory and so run the memory hook.  Re-entrant,
+ * because that hook can fire inside our own critical section when a
+ * register/deregister callback or an allocation frees memory.  A spinlock
+ * tagged with its owner costs a fraction of a recursive pthread mutex,
+ * which would be most of a cache hit. */
+static inline void mca_rcache_regcache_lock (mca_rcache_regcache_module_t *cache)
+{
+    const void *self = &mca_rcache_regcache_thread_tag;
+
+    if (cache->lock_owner == self) {
+        ++cache->lock_depth;
+        return;
+    }
+    while (opal_atomic_trylock (&cache->lock)) {
+        sched_yield (); /* the holder may be inside a slow registration */
+    }
+    cache->lock_owner = self;
+    cache->lock_depth = 1;
+}
+
+static inline void mca_rcache_regcache_unlock (mca_rcache_regcache_module_t *cache)
+{
+    if (0 == --cache->lock_depth) {
+        cache->lock_owner = NULL;
+        opal_atomic_unlock (&cache->lock);
+    }
+}
 
 mca_rcache_base_module_t *mca_rcache_regcache_module_create (mca_rcache_base_resources_t *resources);
 

@@ -67,9 +67,9 @@ static int regcache_pvar_read (const struct mca_base_pvar_t *pvar, void *value, 
     OPAL_LIST_FOREACH(item, &component->modules, opal_list_item_t) {
         cache = (mca_rcache_regcache_module_t *) ((char *) item -
                                                   offsetof (mca_rcache_regcache_module_t, component_item));
-        opal_mutex_lock (&cache->lock);
+        mca_rcache_regcache_lock (cache);
         sum += *(uint64_t *) ((char *) &cache->stats + offset);
-        opal_mutex_unlock (&cache->lock);
+        mca_rcache_regcache_unlock (cache);
     }
     opal_mutex_unlock (&component->modules_lock);
 

@@ -17,6 +17,8 @@
 
 #include "rcache_regcache.h"
 
+__thread char mca_rcache_regcache_thread_tag;
+
 #define REG_LIST_ITEM(reg) ((opal_list_item_t *) (reg))
 #define REG_SIZE(reg) ((uint64_t) ((reg)->bound - (reg)->base) + 1)
 
@@ -280,7 +282,7 @@ static int mca_rcache_regcache_register (mca_rcache_base_module_t *rcache, void 
     }
     regcache_page_range (cache, addr, size, &base, &bound);
 
-    opal_mutex_lock (&cache->lock);
+    mca_rcache_regcache_lock (cache);
     if (OPAL_UNLIKELY(!opal_list_is_empty (&cache->pending))) {
         regcache_drain_pending (cache);
     }
@@ -296,7 +298,7 @@ static int mca_rcache_regcache_register (mca_rcache_base_module_t *rcache, void 
     } else {
         rc = regcache_register_miss (cache, base, bound, flags, access_flags, reg);
     }
-    opal_mutex_unlock (&cache->lock);
+    mca_rcache_regcache_unlock (cache);
 
     return rc;
 }
@@ -306,7 +308,7 @@ static int mca_rcache_regcache_deregister (mca_rcache_base_module_t *rcache,
 {
     mca_rcache_regcache_module_t *cache = regcache_of (rcache);
 
-    opal_mutex_lock (&cache->lock);
+    mca_rcache_regcache_lock (cache);
     if (0 == --reg->ref_count) {
         if (reg->flags & MCA_RCACHE_REGCACHE_FLAG_DETACHED) {
             regcache_release (cache, reg);
@@ -319,7 +321,7 @@ static int mca_rcache_regcache_deregister (mca_rcache_base_module_t *rcache,
             regcache_release (cache, reg);
         }
     }
-    opal_mutex_unlock (&cache->lock);
+    mca_rcache_regcache_unlock (cache);
 
     return OPAL_SUCCESS;
 }
@@ -332,7 +334,7 @@ static int mca_rcache_regcache_find (mca_rcache_base_module_t *rcache, void *add
 
     regcache_page_range (cache, addr, size, &base, &bound);
 
-    opal_mutex_lock (&cache->lock);
+    mca_rcache_regcache_lock (cache);
     if (!opal_list_is_empty (&cache->pending)) {
         regcache_drain_pending (cache);
     }
@@ -340,7 +342,7 @@ static int mca_rcache_regcache_find (mca_rcache_base_module_t *rcache, void *add
     if (NULL != *reg) {
         regcache_acquire (cache, *reg);
     }
-    opal_mutex_unlock (&cache->lock);
+    mca_rcache_regcache_unlock (cache);
 
     return NULL != *reg ? OPAL_SUCCESS : OPAL_ERR_NOT_FOUND;
 }
@@ -387,10 +389,10 @@ static int mca_rcache_regcache_invalidate_range (mca_rcache_base_module_t *rcach
     if (0 == size) {
         return OPAL_SUCCESS;
     }
-    opal_mutex_lock (&cache->lock);
+    mca_rcache_regcache_lock (cache);
     (void) opal_interval_tree_traverse (&cache->tree, (uintptr_t) addr, (uintptr_t) addr + size,
                                         true, regcache_invalidate_cb, &inv);
-    opal_mutex_unlock (&cache->lock);
+    mca_rcache_regcache_unlock (cache);
 
     return OPAL_SUCCESS;
 }
@@ -400,10 +402,10 @@ static bool mca_rcache_regcache_evict (mca_rcache_base_module_t *rcache)
     mca_rcache_regcache_module_t *cache = regcache_of (rcache);
     bool evicted;
 
-    opal_mutex_lock (&cache->lock);
+    mca_rcache_regcache_lock (cache);
     regcache_drain_pending (cache);
     evicted = regcache_evict_one (cache);
-    opal_mutex_unlock (&cache->lock);
+    mca_rcache_regcache_unlock (cache);
 
     return evicted;
 }
@@ -429,7 +431,6 @@ static void regcache_free (mca_rcache_regcache_module_t *cache)
     OBJ_DESTRUCT(&cache->lru);
     OBJ_DESTRUCT(&cache->pending);
     OBJ_DESTRUCT(&cache->reg_list);
-    OBJ_DESTRUCT(&cache->lock);
     free (cache->resources.cache_name);
     free (cache);
 }
@@ -441,7 +442,7 @@ static void mca_rcache_regcache_finalize (mca_rcache_base_module_t *rcache)
     mca_rcache_base_registration_t *reg;
     unsigned char *everything_bound = (unsigned char *) UINTPTR_MAX - 1;
 
-    opal_mutex_lock (&cache->lock);
+    mca_rcache_regcache_lock (cache);
     regcache_drain_pending (cache);
     if (component->print_stats) {
         regcache_print_stats (cache);
@@ -454,7 +455,7 @@ static void mca_rcache_regcache_finalize (mca_rcache_base_module_t *rcache)
         regcache_detach (cache, reg);
         regcache_release (cache, reg);
     }
-    opal_mutex_unlock (&cache->lock);
+    mca_rcache_regcache_unlock (cache);
 
     opal_mutex_lock (&component->modules_lock);
     opal_list_remove_item (&component->modules, &cache->component_item);
@@ -514,7 +515,7 @@ mca_rcache_base_module_t *mca_rcache_regcache_module_create (mca_rcache_base_res
                              "while in use and released when idle");
     }
 
-    OBJ_CONSTRUCT(&cache->lock, opal_recursive_mutex_t);
+    opal_atomic_lock_init (&cache->lock, OPAL_ATOMIC_LOCK_UNLOCKED);
     OBJ_CONSTRUCT(&cache->tree, opal_interval_tree_t);
     OBJ_CONSTRUCT(&cache->lru, opal_list_t);
     OBJ_CONSTRUCT(&cache->pending, opal_list_t);
