@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Emulated multi-node cluster on one host: each node is a network namespace,
+# each rail a separate IP network joining every node (a veth pair for 2
+# nodes, veths into one bridge per rail for more).  Addresses come from the
+# documentation ranges only, so no packet can leave this machine.
+#
+# Use as a library (source it; cluster_up installs an EXIT trap that tears
+# everything down) or from the command line:
+#
+#   cluster.sh up NODES RAILS [RATE]   build it (RATE: tbf rate per rail, e.g. 1gbit)
+#   cluster.sh down                    remove every namespace of this cluster
+#   cluster.sh mpirun ARGS...          run mpirun on node 1 for the whole cluster
+#   cluster.sh agent HOST CMD...       launch agent given to mpirun (internal)
+#   cluster.sh run NODES RAILS [RATE] -- CMD...   up, run CMD, down (even on failure)
+#
+# Node n is namespace ${RWV_CLUSTER}n (default rwvn1, rwvn2, ...), its host
+# name is the same, and its rail r interface is named r<r> with address
+# <rail net r>.<n>.  The runtime's own traffic stays on rail 1.
+
+RWV_CLUSTER=${RWV_CLUSTER:-rwvn}
+# one documentation network (RFC 5737) per rail
+RWV_RAIL_NETS=(198.51.100 203.0.113 192.0.2)
+RWV_CLUSTER_STATE=${RWV_CLUSTER_STATE:-/run/rwv-cluster-$RWV_CLUSTER}
+RWV_CLUSTER_SELF=$(readlink -f "${BASH_SOURCE[0]}")
+
+cluster_die () {
+    echo "cluster: $*" >&2
+    return 1
+}
+
+# Exit status 77 means "cannot run here" (the harness reports it as skipped).
+cluster_check_privileges () {
+    local probe="${RWV_CLUSTER}probe$$"
+    if ! command -v ip >/dev/null 2>&1; then
+        echo "cluster: the 'ip' command is missing (apt-get install iproute2)" >&2
+        return 77
+    fi
+    if ! ip netns add "$probe" 2>/dev/null; then
+        echo "cluster: cannot create network namespaces here (needs root, or CAP_SYS_ADMIN and" \
+             "CAP_NET_ADMIN); multi-node tests are skipped, single-node ones still run" >&2
+        return 77
+    fi
+    ip netns del "$probe"
+}
+
+cluster_nodes () {
+    cat "$RWV_CLUSTER_STATE/nodes" 2>/dev/null
+}
+
+cluster_node_name () {
+    echo "${RWV_CLUSTER}$1"
+}
+
+cluster_rail_cidr () {
+    echo "${RWV_RAIL_NETS[$(($1 - 1))]}.0/24"
+}
+
+cluster_addr () { # node rail
+    echo "${RWV_RAIL_NETS[$(($2 - 1))]}.$1"
+}
+
+# Limit a node's egress on one rail.  Every direction of every flow leaves
+# some node, so this limits the rail both ways.
+cluster_limit () { # ns dev rate
+    ip netns exec "$1" tc qdisc replace dev "$2" root tbf rate "$3" burst 256kb latency 50ms
+}
+
+cluster_add_node_link () { # node rail peer_ns peer_dev rate
+    local ns dev
+    ns=$(cluster_node_name "$1")
+    dev="r$2"
+    ip link add "$dev" netns "$ns" type veth peer name "$4" netns "$3" || return 1
+    ip -n "$ns" addr add "$(cluster_addr "$1" "$2")/24" dev "$dev" || return 1
+    ip -n "$ns" link set "$dev" up || return 1
+    ip -n "$3" link set "$4" up || return 1
+    if [ -n "$5" ]; then
+        cluster_limit "$ns" "$dev" "$5" || return 1
+    fi
+}
+
+cluster_up () { # nodes rails [rate]
+    local nodes=$1 rails=$2 rate=$3 n r sw
+    [[ "$nodes" =~ ^[0-9]+$ ]] && [ "$nodes" -ge 2 ] && [ "$nodes" -le 64 ] ||
+        { cluster_die "NODES must be 2..64 (got '$nodes')"; return 2; }
+    [[ "$rails" =~ ^[0-9]+$ ]] && [ "$rails" -ge 1 ] && [ "$rails" -le ${#RWV_RAIL_NETS[@]} ] ||
+        { cluster_die "RAILS must be 1..${#RWV_RAIL_NETS[@]} (got '$rails')"; return 2; }
+    cluster_check_privileges || return $?
+    cluster_down 2>/dev/null
+    trap cluster_down EXIT
+    mkdir -p "$RWV_CLUSTER_STATE" || return 1
+
+    for ((n = 1; n <= nodes; n++)); do
+        ip netns add "$(cluster_node_name $n)" || return 1
+        ip -n "$(cluster_node_name $n)" link set lo up || return 1
+        cluster_node_name $n >> "$RWV_CLUSTER_STATE/nodes"
+    done
+    if [ "$nodes" -eq 2 ]; then
+        for ((r = 1; r <= rails; r++)); do
+            cluster_add_node_link 1 $r "$(cluster_node_name 2)" "r$r" "$rate" || return 1
+            ip -n "$(cluster_node_name 2)" addr add "$(cluster_addr 2 $r)/24" dev "r$r" || return 1
+            if [ -n "$rate" ]; then
+                cluster_limit "$(cluster_node_name 2)" "r$r" "$rate" || return 1
+            fi
+        done
+    else
+        sw="${RWV_CLUSTER}sw"
+        ip netns add "$sw" || return 1
+        echo "$sw" >> "$RWV_CLUSTER_STATE/nodes"
+        for ((r = 1; r <= rails; r++)); do
+            ip -n "$sw" link add "br$r" type bridge || return 1
+            ip -n "$sw" link set "br$r" up || return 1
+            for ((n = 1; n <= nodes; n++)); do
+                cluster_add_node_link $n $r "$sw" "n${n}r$r" "$rate" || return 1
+                ip -n "$sw" link set "n${n}r$r" master "br$r" || return 1
+            done
+        done
+    fi
+
+    : > "$RWV_CLUSTER_STATE/hostfile"
+    for ((n = 1; n <= nodes; n++)); do
+        echo "$(cluster_node_name $n) slots=${RWV_CLUSTER_SLOTS:-4}" >> "$RWV_CLUSTER_STATE/hostfile"
+    done
+    echo "$rails" > "$RWV_CLUSTER_STATE/rails"
+    cluster_wait_links "$nodes" "$rails"
+}
+
+# veth links come up asynchronously: wait until every rail interface is up.
+cluster_wait_links () { # nodes rails
+    local n r tries
+    for ((n = 1; n <= $1; n++)); do
+        for ((r = 1; r <= $2; r++)); do
+            for ((tries = 0; tries < 100; tries++)); do
+                ip -n "$(cluster_node_name $n)" -o link show dev "r$r" 2>/dev/null |
+                    grep -q 'state UP' && break
+                sleep 0.05
+            done
+            [ "$tries" -lt 100 ] || { cluster_die "rail $r of node $n did not come up"; return 1; }
+        done
+    done
+}
+
+cluster_down () {
+    local ns
+    for ns in $(cluster_nodes); do
+        # anything still running in the node dies with it
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+        ip netns del "$ns" 2>/dev/null
+    done
+    rm -rf "$RWV_CLUSTER_STATE"
+}
+
+# Launch agent for mpirun (plm_rsh_agent): like ssh, it gets options, a host
+# name and a command line; it runs the command in that node with the node's
+# own host name.
+cluster_agent () {
+    while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do
+        shift
+    done
+    local host=$1
+    shift
+    exec ip netns exec "$host" unshare --uts sh -c "hostname $host; $*"
+}
+
+# mpirun on node 1 for the whole cluster.  Always --bind-to none: every
+# "node" shares this host's cores, and default binding would stack ranks of
+# different nodes on one core.
+cluster_mpirun () {
+    local first
+    first=$(head -n1 "$RWV_CLUSTER_STATE/hostfile" 2>/dev/null | cut -d' ' -f1)
+    [ -n "$first" ] || { cluster_die "no cluster is up (run: cluster.sh up NODES RAILS)"; return 1; }
+    ip netns exec "$first" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$first" \
+        mpirun --hostfile "$RWV_CLUSTER_STATE/hostfile" \
+        --mca plm_rsh_agent "$RWV_CLUSTER_SELF agent" \
+        --mca oob_tcp_if_include "$(cluster_rail_cidr 1)" \
+        --bind-to none "$@"
+}
+
+cluster_main () {
+    local cmd=$1
+    shift
+    case "$cmd" in
+        up) cluster_up "$@" && trap - EXIT ;;
+        down) cluster_down ;;
+        agent) cluster_agent "$@" ;;
+        mpirun) cluster_mpirun "$@" ;;
+        run)
+            local args=()
+            while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+                args+=("$1")
+                shift
+            done
+            shift
+            cluster_up "${args[@]}" || return $?
+            "$@"
+            ;;
+        *) sed -n '2,/^$/s/^# \{0,1\}//p' "$RWV_CLUSTER_SELF"; return 2 ;;
+    esac
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    cluster_main "$@"
+fi
