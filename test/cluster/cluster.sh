@@ -79,7 +79,7 @@ cluster_add_node_link () { # node rail peer_ns peer_dev rate
 }
 
 cluster_up () { # nodes rails [rate]
-    local nodes=$1 rails=$2 rate=$3 n r sw
+    local nodes=$1 rails=$2 rate=${3:-} n r sw
     [[ "$nodes" =~ ^[0-9]+$ ]] && [ "$nodes" -ge 2 ] && [ "$nodes" -le 64 ] ||
         { cluster_die "NODES must be 2..64 (got '$nodes')"; return 2; }
     [[ "$rails" =~ ^[0-9]+$ ]] && [ "$rails" -ge 1 ] && [ "$rails" -le ${#RWV_RAIL_NETS[@]} ] ||

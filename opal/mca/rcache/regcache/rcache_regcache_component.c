@@ -159,13 +159,14 @@ static int regcache_register (void)
 
 /* A limit of zero or less would make every registration uncached, which no
  * user wants: say so and use the default. */
-static void regcache_check_limit (int64_t *value, int64_t fallback, const char *name)
+static void regcache_check_limit (int64_t *value, int64_t fallback, const char *name,
+                                  const char *example)
 {
     if (*value > 0) {
         return;
     }
     opal_show_help ("help-rcache-regcache.txt", "invalid limit", true, name, (long long) *value,
-                    (long long) fallback, name);
+                    (long long) fallback, name, example);
     *value = fallback;
 }
 
@@ -175,9 +176,9 @@ static int regcache_open (void)
 
     opal_show_help_add_dir (RWV_HELPDIR);
     regcache_check_limit (&component->max_pinned_bytes, regcache_default_max_bytes,
-                          "rcache_regcache_max_pinned_bytes");
+                          "rcache_regcache_max_pinned_bytes", "4g");
     regcache_check_limit (&component->max_entries, REGCACHE_DEFAULT_MAX_ENTRIES,
-                          "rcache_regcache_max_entries");
+                          "rcache_regcache_max_entries", "4096");
 
     OBJ_CONSTRUCT(&component->modules, opal_list_t);
     OBJ_CONSTRUCT(&component->modules_lock, opal_mutex_t);
