@@ -62,21 +62,10 @@ run_test () { # name command...
     skipped=$((skipped + skip))
 }
 
-build_and_install () {
-    mkdir -p "$build" && cd "$build" || return 1
-    if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ]; then
-        (cd "$top" && ./autogen.sh) || return 1
-    fi
-    if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ]; then
-        "$top/configure" --prefix="$prefix" || return 1
-    fi
-    make -j"$(nproc)" && make install && make -j"$(nproc)" check
-}
-
 mkdir -p "$logdir"
 if [ "$build_first" = 1 ]; then
     echo "# building and installing into $prefix (log: $logdir/build.log)"
-    if ! build_and_install > "$logdir/build.log" 2>&1; then
+    if ! "$top/test/build-install.sh" > "$logdir/build.log" 2>&1; then
         tail -n 30 "$logdir/build.log"
         echo "not ok - build: configure/make/install failed"
         echo "0 passed, 1 failed"

@@ -215,6 +215,30 @@ static void check_munmap_and_remap (mca_rcache_base_module_t *rc)
     munmap (other, page);
 }
 
+static void check_partial_munmap (mca_rcache_base_module_t *rc)
+{
+    unsigned char *mem = map_pages (8);
+    test_reg_t *lo, *hi;
+    uint64_t lo_id, hi_id;
+    char detail[256];
+
+    lo = reg_get (rc, mem, 2 * page, RW);
+    hi = reg_get (rc, mem + 4 * page, 2 * page, RW);
+    lo_id = lo->id;
+    hi_id = hi->id;
+    reg_put (rc, lo);
+    reg_put (rc, hi);
+
+    munmap (mem + 5 * page, page); /* the middle of the second entry only */
+    reg_put (rc, reg_get (rc, mem, page, RW));
+    snprintf (detail, sizeof (detail), "untouched entry %s, unmapped entry %s",
+              was_deregistered (lo_id) ? "released" : "kept", was_deregistered (hi_id) ? "released" : "kept");
+    check (!was_deregistered (lo_id) && was_deregistered (hi_id),
+           "unmapping one page invalidates exactly the registrations touching it", detail);
+    munmap (mem, 5 * page);
+    munmap (mem + 6 * page, 2 * page);
+}
+
 static void check_access_upgrade (mca_rcache_base_module_t *rc)
 {
     unsigned char *mem = map_pages (4);
@@ -274,6 +298,7 @@ static void group_basic (void)
 
     check_hits (rc);
     check_munmap_and_remap (rc);
+    check_partial_munmap (rc);
     check_access_upgrade (rc);
     check_in_use_survives_evict (rc);
     check_finalize_balance (rc);
@@ -477,6 +502,33 @@ static void check_merge (mca_rcache_base_module_t *rc)
     munmap (m, 8 * page);
 }
 
+static void check_absorb_inside (mca_rcache_base_module_t *rc)
+{
+    unsigned char *m = map_pages (8);
+    uint64_t ids[3];
+    test_reg_t *all;
+    int released = 0;
+    char detail[256];
+
+    empty_cache (rc);
+    for (int i = 0 ; i < 3 ; ++i) {
+        test_reg_t *r = reg_get (rc, m + (1 + 2 * i) * page, page, RW);
+        ids[i] = r->id;
+        reg_put (rc, r);
+    }
+    all = reg_get (rc, m, 8 * page, RW);
+    for (int i = 0 ; i < 3 ; ++i) {
+        released += was_deregistered (ids[i]);
+    }
+    snprintf (detail, sizeof (detail), "%d of the 3 inner entries released; registered [%p, +%zu)", released,
+              owner.last_base, owner.last_size);
+    check (3 == released && owner.last_base == (void *) m && owner.last_size == 8 * page,
+           "a request covering several smaller idle entries replaces all of them with one registration",
+           detail);
+    reg_put (rc, all);
+    munmap (m, 8 * page);
+}
+
 static void check_statistics (mca_rcache_base_module_t *rc)
 {
     unsigned long long v0[NPVARS], v1[NPVARS];
@@ -524,6 +576,7 @@ static void group_limits (void)
     check_entry_limit (rc);
     check_uncached_when_all_in_use (rc);
     check_merge (rc);
+    check_absorb_inside (rc);
     check_statistics (rc);
     check_finalize_balance (rc);
 }

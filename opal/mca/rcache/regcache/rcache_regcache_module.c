@@ -71,12 +71,17 @@ static void regcache_detach (mca_rcache_regcache_module_t *cache, mca_rcache_bas
     }
 }
 
-/* Take a cached, valid entry out of the cache: now if idle, else at its last release. */
+/* Take an entry out of the cache for good: released now if idle, else at
+ * its last deregister. */
 static void regcache_retire (mca_rcache_regcache_module_t *cache, mca_rcache_base_registration_t *reg)
 {
+    if (reg->flags & MCA_RCACHE_FLAGS_INVALID) {
+        opal_list_remove_item (&cache->pending, REG_LIST_ITEM(reg));
+    } else if (0 == reg->ref_count) {
+        opal_list_remove_item (&cache->lru, REG_LIST_ITEM(reg));
+    }
     regcache_detach (cache, reg);
     if (0 == reg->ref_count) {
-        opal_list_remove_item (&cache->lru, REG_LIST_ITEM(reg));
         regcache_release (cache, reg);
     }
 }
@@ -84,15 +89,8 @@ static void regcache_retire (mca_rcache_regcache_module_t *cache, mca_rcache_bas
 /* Finish, outside any memory hook, what the hooks only marked. */
 static void regcache_drain_pending (mca_rcache_regcache_module_t *cache)
 {
-    opal_list_item_t *item;
-
-    while (NULL != (item = opal_list_remove_first (&cache->pending))) {
-        mca_rcache_base_registration_t *reg = (mca_rcache_base_registration_t *) item;
-
-        regcache_detach (cache, reg);
-        if (0 == reg->ref_count) {
-            regcache_release (cache, reg);
-        }
+    while (!opal_list_is_empty (&cache->pending)) {
+        regcache_retire (cache, (mca_rcache_base_registration_t *) opal_list_get_first (&cache->pending));
     }
 }
 
@@ -132,33 +130,56 @@ static mca_rcache_base_registration_t *regcache_lookup (mca_rcache_regcache_modu
         opal_interval_tree_find_overlapping (&cache->tree, (uintptr_t) base, (uintptr_t) bound + 1);
 }
 
-struct regcache_overlap_query_t {
-    unsigned char *base;
-    unsigned char *bound;
-    mca_rcache_base_registration_t *found;
-};
+typedef int (*regcache_visit_fn_t) (mca_rcache_base_registration_t *reg, void *ctx);
 
-static int regcache_overlap_cb (uint64_t low, uint64_t high, void *data, void *ctx)
+/* Visit the entries overlapping [base, bound] in address order until `visit'
+ * returns non-zero.  opal_interval_tree_traverse() would visit every node
+ * of the tree, on every miss and in every memory hook; because no two of
+ * our entries overlap, the tree's order by base address alone limits the
+ * walk to O(log n + matches).  The visitor must not change the tree. */
+static int regcache_walk (const opal_interval_tree_t *tree, const opal_interval_tree_node_t *node,
+                          uintptr_t base, uintptr_t bound, regcache_visit_fn_t visit, void *ctx)
 {
-    struct regcache_overlap_query_t *query = (struct regcache_overlap_query_t *) ctx;
-    mca_rcache_base_registration_t *reg = (mca_rcache_base_registration_t *) data;
+    int rc;
 
-    /* the tree reports touching intervals too; keep only real overlaps */
-    if (!regcache_overlaps (reg, query->base, query->bound) || (reg->flags & MCA_RCACHE_FLAGS_INVALID)) {
-        return OPAL_SUCCESS;
+    if (node == &tree->nill) {
+        return 0;
     }
-    query->found = reg;
-    return 1; /* stop the traversal */
+    /* entries to the left end at or before node->low */
+    if (node->low > base && 0 != (rc = regcache_walk (tree, node->left, base, bound, visit, ctx))) {
+        return rc;
+    }
+    if (node->low <= bound && node->high > base &&
+        0 != (rc = visit ((mca_rcache_base_registration_t *) node->data, ctx))) {
+        return rc;
+    }
+    /* entries to the right start at or after node->high */
+    if (node->high <= bound) {
+        return regcache_walk (tree, node->right, base, bound, visit, ctx);
+    }
+    return 0;
+}
+
+static int regcache_walk_range (mca_rcache_regcache_module_t *cache, unsigned char *base,
+                                unsigned char *bound, regcache_visit_fn_t visit, void *ctx)
+{
+    return regcache_walk (&cache->tree, cache->tree.root.left, (uintptr_t) base, (uintptr_t) bound,
+                          visit, ctx);
+}
+
+static int regcache_found (mca_rcache_base_registration_t *reg, void *ctx)
+{
+    *(mca_rcache_base_registration_t **) ctx = reg;
+    return 1;
 }
 
 static mca_rcache_base_registration_t *regcache_first_overlap (mca_rcache_regcache_module_t *cache,
                                                                unsigned char *base, unsigned char *bound)
 {
-    struct regcache_overlap_query_t query = {.base = base, .bound = bound, .found = NULL};
+    mca_rcache_base_registration_t *reg = NULL;
 
-    (void) opal_interval_tree_traverse (&cache->tree, (uintptr_t) base, (uintptr_t) bound + 1,
-                                        true, regcache_overlap_cb, &query);
-    return query.found;
+    (void) regcache_walk_range (cache, base, bound, regcache_found, &reg);
+    return reg;
 }
 
 /* ------------------------------------------------------------ misses */
@@ -167,7 +188,9 @@ static mca_rcache_base_registration_t *regcache_first_overlap (mca_rcache_regcac
  * would exceed the byte limit) and take those entries out of the tree, so
  * the new registration can go in without breaking the no-overlap rule.  An
  * entry with weaker access flags is absorbed the same way: that is the
- * access-flag upgrade. */
+ * access-flag upgrade.  An invalidated entry (a memory hook fired inside
+ * this very operation) leaves too, but its pages may be gone, so the range
+ * does not grow over it. */
 static void regcache_absorb_overlaps (mca_rcache_regcache_module_t *cache, unsigned char **base,
                                       unsigned char **bound, int32_t *access_flags)
 {
@@ -177,7 +200,7 @@ static void regcache_absorb_overlaps (mca_rcache_regcache_module_t *cache, unsig
         unsigned char *ubase = reg->base < *base ? reg->base : *base;
         unsigned char *ubound = reg->bound > *bound ? reg->bound : *bound;
 
-        if ((uint64_t) (ubound - ubase) + 1 <= cache->max_bytes) {
+        if (!(reg->flags & MCA_RCACHE_FLAGS_INVALID) && (uint64_t) (ubound - ubase) + 1 <= cache->max_bytes) {
             *base = ubase;
             *bound = ubound;
             *access_flags |= reg->access_flags;
@@ -347,20 +370,12 @@ static int mca_rcache_regcache_find (mca_rcache_base_module_t *rcache, void *add
     return NULL != *reg ? OPAL_SUCCESS : OPAL_ERR_NOT_FOUND;
 }
 
-struct regcache_invalidate_ctx_t {
-    mca_rcache_regcache_module_t *cache;
-    unsigned char *base;
-    unsigned char *bound;
-};
-
-static int regcache_invalidate_cb (uint64_t low, uint64_t high, void *data, void *ctx)
+static int regcache_mark_invalid (mca_rcache_base_registration_t *reg, void *ctx)
 {
-    struct regcache_invalidate_ctx_t *inv = (struct regcache_invalidate_ctx_t *) ctx;
-    mca_rcache_regcache_module_t *cache = inv->cache;
-    mca_rcache_base_registration_t *reg = (mca_rcache_base_registration_t *) data;
+    mca_rcache_regcache_module_t *cache = (mca_rcache_regcache_module_t *) ctx;
 
-    if (!regcache_overlaps (reg, inv->base, inv->bound) || (reg->flags & MCA_RCACHE_FLAGS_INVALID)) {
-        return OPAL_SUCCESS;
+    if (reg->flags & MCA_RCACHE_FLAGS_INVALID) {
+        return 0;
     }
     reg->flags |= MCA_RCACHE_FLAGS_INVALID;
     ++cache->stats.invalidations;
@@ -371,7 +386,7 @@ static int regcache_invalidate_cb (uint64_t low, uint64_t high, void *data, void
         opal_list_remove_item (&cache->lru, REG_LIST_ITEM(reg));
     }
     opal_list_append (&cache->pending, REG_LIST_ITEM(reg));
-    return OPAL_SUCCESS;
+    return 0;
 }
 
 /* Called by Open MPI's memory hooks from inside free/munmap/mremap, possibly
@@ -383,15 +398,13 @@ static int regcache_invalidate_cb (uint64_t low, uint64_t high, void *data, void
 static int mca_rcache_regcache_invalidate_range (mca_rcache_base_module_t *rcache, void *addr, size_t size)
 {
     mca_rcache_regcache_module_t *cache = regcache_of (rcache);
-    struct regcache_invalidate_ctx_t inv = {.cache = cache, .base = (unsigned char *) addr,
-                                            .bound = (unsigned char *) addr + size - 1};
 
     if (0 == size) {
         return OPAL_SUCCESS;
     }
     mca_rcache_regcache_lock (cache);
-    (void) opal_interval_tree_traverse (&cache->tree, (uintptr_t) addr, (uintptr_t) addr + size,
-                                        true, regcache_invalidate_cb, &inv);
+    (void) regcache_walk_range (cache, (unsigned char *) addr, (unsigned char *) addr + size - 1,
+                                regcache_mark_invalid, cache);
     mca_rcache_regcache_unlock (cache);
 
     return OPAL_SUCCESS;
@@ -449,11 +462,12 @@ static void mca_rcache_regcache_finalize (mca_rcache_base_module_t *rcache)
     }
     /* the owner is shutting down: whatever it still holds goes too */
     while (NULL != (reg = regcache_first_overlap (cache, NULL, everything_bound))) {
-        if (0 == reg->ref_count) {
-            opal_list_remove_item (&cache->lru, REG_LIST_ITEM(reg));
+        bool held = reg->ref_count > 0;
+
+        regcache_retire (cache, reg);
+        if (held) {
+            regcache_release (cache, reg);
         }
-        regcache_detach (cache, reg);
-        regcache_release (cache, reg);
     }
     mca_rcache_regcache_unlock (cache);
 

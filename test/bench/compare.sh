@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The short built-in-versus-ours comparison: what exists today, measured
+# against Open MPI's own component in the same run, and an honest line for
+# what is not built yet.  Prints markdown.
+#   test/bench/compare.sh [REPEATS]
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$top/_build/test
+repeats=${1:-11}
+export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_hwloc_base_binding_policy=none
+
+echo "## rcache/regcache against rcache/grdma: register+deregister cost"
+echo
+mpirun -np 1 "$bin/bench/bench_regcache" -r "$repeats" grdma regcache 2>&1 ||
+    echo "(benchmark failed: see the output above)"
+echo
+
+stress_runs=${RWV_STRESS_RUNS:-5}
+echo "## Thread stress: 4 threads register, share, unmap and remap ($stress_runs runs each)"
+echo
+echo "| rcache | runs with bad registrations | stale | already deregistered | short |"
+echo "|---|---:|---:|---:|---:|"
+for cache in regcache grdma; do
+    bad_runs=0 stale=0 dead=0 short=0
+    for ((i = 0; i < stress_runs; i++)); do
+        line=$(mpirun -np 1 "$bin/regcache/test_regcache" "$cache" threads 2>/dev/null | grep 'handed out')
+        if [ -n "$line" ]; then
+            read -r s d h < <(echo "$line" | sed 's/.*handed out \([0-9]*\) stale, \([0-9]*\) already deregistered and \([0-9]*\) short.*/\1 \2 \3/')
+            bad_runs=$((bad_runs + 1)) stale=$((stale + s)) dead=$((dead + d)) short=$((short + h))
+        fi
+    done
+    echo "| $cache | $bad_runs of $stress_runs | $stale | $dead | $short |"
+done
+echo
+echo "A stale registration points at memory that was unmapped and mapped again after it"
+echo "was made: RDMA through it reads or writes the wrong pages."
+echo
+echo "## Components not built yet"
+echo
+echo "| component | state |"
+echo "|---|---|"
+for fc in "btl rwv" "coll rdmabar"; do
+    set -- $fc
+    state=$(ompi_info --parsable --param "$1" "$2" --level 9 | sed -n "s/^mca:$1:$2:param:$1_$2_status:value://p")
+    echo "| $1/$2 | ${state:-not loadable: check the install} |"
+done

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Build the components and test programs and install them into the private
+# prefix _build/inst (configure and autogen only when their inputs changed).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$top/_build
+mkdir -p "$build"
+cd "$build"
+if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ] ||
+   [ "$top/Makefile.am" -nt "$top/configure" ]; then
+    (cd "$top" && ./autogen.sh)
+fi
+if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ]; then
+    "$top/configure" --prefix="$build/inst"
+fi
+make -j"$(nproc)"
+make install
+make -j"$(nproc)" check
