@@ -124,6 +124,19 @@ static unsigned char *map_pages (size_t npages)
     return p;
 }
 
+/* Map fresh pages at the address just unmapped, as an allocator reusing it would. */
+static bool remap_same (unsigned char *addr, size_t npages)
+{
+    void *p = mmap (addr, npages * page, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+    if (p != (void *) addr) {
+        check (0, "remapping at the same address", "the kernel would not map the same address again");
+        return false;
+    }
+    return true;
+}
+
 static test_reg_t *reg_get (mca_rcache_base_module_t *rc, void *addr, size_t size, int32_t access)
 {
     mca_rcache_base_registration_t *reg = NULL;
@@ -185,7 +198,6 @@ static void check_munmap_and_remap (mca_rcache_base_module_t *rc)
     unsigned char *mem = map_pages (8);
     test_reg_t *reg;
     uint64_t old_id;
-    void *again;
     char detail[256];
 
     memset (mem, 0xa5, 8 * page);
@@ -200,10 +212,7 @@ static void check_munmap_and_remap (mca_rcache_base_module_t *rc)
     check (was_deregistered (old_id),
            "munmap of a cached idle region deregisters it (deferred out of the hook)", detail);
 
-    again = mmap (mem, 8 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-                  -1, 0);
-    if (again != (void *) mem) {
-        check (0, "remapping at the same address", "kernel would not map the same address again");
+    if (!remap_same (mem, 8)) {
         return;
     }
     reg = reg_get (rc, mem, 8 * page, RW);
@@ -594,9 +603,7 @@ static void group_inuse (void)
     old = reg_get (rc, mem, 4 * page, RW);
     old_id = old->id;
     munmap (mem, 4 * page); /* the program's error: freed while a "transfer" holds it */
-    if (mmap (mem, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-              -1, 0) != (void *) mem) {
-        check (0, "remapping at the same address", "kernel would not map the same address again");
+    if (!remap_same (mem, 4)) {
         return;
     }
     fresh = reg_get (rc, mem, 4 * page, RW);
@@ -619,9 +626,8 @@ static void group_nohooks (void)
     mca_rcache_base_module_t *rc = create_cache ();
     unsigned char *mem = map_pages (4);
     test_reg_t *a, *b;
-    long regs;
-
     uint64_t a_id;
+    long regs;
 
     a = reg_get (rc, mem, 4 * page, RW);
     a_id = a->id;
