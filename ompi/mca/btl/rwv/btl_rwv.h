@@ -1,26 +1,129 @@
 /*
- * btl/rwv: RDMA-write/read byte-transfer layer.
+ * btl/rwv: a byte-transfer layer that moves data with RDMA writes and reads.
  *
- * This component is loaded and lists its parameters, but it does not move
- * data yet: its init offers no module, so ob1 uses the other BTLs.
+ *   rail        one network path (a NIC, here a libfabric domain) behind the
+ *               small backend interface of btl_rwv_rail.h
+ *   endpoint    one peer process: one connection per rail (btl_rwv_endpoint.h)
+ *   eager path  the sender RDMA-writes each message into a slot of a ring
+ *               that the receiver registered for that connection
+ *               (btl_rwv_send.c); credits keep it from overwriting
+ *   rendezvous  zero-copy put/get on memory registered through an rcache
+ *               (btl_rwv_rdma.c), with one remote key per rail in the handle
+ *
+ * One module owns every rail, so a later striping layer can spread one
+ * transfer across them.
  */
 #ifndef MCA_BTL_RWV_H
 #define MCA_BTL_RWV_H
 
 #include "opal_config.h"
 
+#include "opal/class/opal_free_list.h"
+#include "opal/class/opal_hash_table.h"
+#include "opal/class/opal_list.h"
+#include "opal/class/opal_pointer_array.h"
 #include "opal/mca/btl/btl.h"
+#include "opal/mca/rcache/rcache.h"
+#include "opal/threads/mutex.h"
 
 BEGIN_C_DECLS
 
+#define MCA_BTL_RWV_MAX_RAILS 8
+
+struct mca_btl_rwv_rail_t;
+
+/* What a peer needs to reach registered memory: one key per rail. */
+struct mca_btl_base_registration_handle_t {
+    uint64_t base;                          /* registered base address */
+    uint64_t rkey[MCA_BTL_RWV_MAX_RAILS];
+};
+
+typedef struct mca_btl_rwv_reg_t {
+    mca_rcache_base_registration_t base;
+    void *mr[MCA_BTL_RWV_MAX_RAILS];        /* backend memory region per rail */
+    void *desc[MCA_BTL_RWV_MAX_RAILS];      /* local descriptor per rail */
+    mca_btl_base_registration_handle_t handle;
+} mca_btl_rwv_reg_t;
+
+typedef enum {
+    MCA_BTL_RWV_EAGER_AUTO,
+    MCA_BTL_RWV_EAGER_POLL,   /* poll the sequence word at the end of the next slot */
+    MCA_BTL_RWV_EAGER_CQ,     /* the write carries immediate data; wait for the remote CQ event */
+} mca_btl_rwv_eager_mode_t;
+
+typedef struct mca_btl_rwv_module_t {
+    mca_btl_base_module_t super;
+
+    struct mca_btl_rwv_rail_t *rails[MCA_BTL_RWV_MAX_RAILS];
+    int num_rails;
+
+    mca_rcache_base_module_t *rcache;
+    opal_free_list_t eager_frags;    /* send buffers, registered on every rail */
+    opal_free_list_t rdma_ops;       /* put/get contexts */
+    opal_hash_table_t endpoints;     /* opal_process_name_t -> endpoint */
+    opal_list_t endpoint_list;       /* every endpoint, for finalize */
+    opal_pointer_array_t conns;      /* every connection, by id (immediate data names it) */
+    mca_btl_base_module_error_cb_fn_t error_cb;
+
+    /* taken only with MPI_THREAD_MULTIPLE; recursive because upcalls to the
+     * PML may call back into the BTL */
+    opal_recursive_mutex_t lock;
+} mca_btl_rwv_module_t;
+
 typedef struct mca_btl_rwv_component_t {
     mca_btl_base_component_3_0_0_t super;
-    /* what this build can do, shown by ompi_info */
-    char *status;
-    char *backends;
+
+    /* parameters */
+    char *provider_include;
+    char *provider_exclude;
+    char *if_include;
+    char *if_exclude;
+    int eager_slots;
+    int eager_slot_size;
+    int eager_mode;                  /* mca_btl_rwv_eager_mode_t as chosen by the user */
+    int connect_timeout;             /* seconds */
+    char *rcache_name;
+    char *backends;                  /* read only: what this build contains */
+
+    mca_btl_rwv_module_t *module;    /* the one module, once initialised */
+    bool disabled;                   /* a parameter was invalid */
 } mca_btl_rwv_component_t;
 
 OPAL_DECLSPEC extern mca_btl_rwv_component_t mca_btl_rwv_component;
+extern mca_btl_rwv_module_t mca_btl_rwv_module_template;
+
+#define MCA_BTL_RWV_LOCK(module) OPAL_THREAD_LOCK(&(module)->lock)
+#define MCA_BTL_RWV_UNLOCK(module) OPAL_THREAD_UNLOCK(&(module)->lock)
+
+/* btl_rwv_module.c */
+int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module);
+
+mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,
+                                                         struct mca_btl_base_endpoint_t *endpoint,
+                                                         uint8_t order, size_t size, uint32_t flags);
+
+/* btl_rwv_send.c */
+int mca_btl_rwv_send (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                      mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag);
+int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                       struct opal_convertor_t *convertor, void *header, size_t header_size,
+                       size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                       mca_btl_base_descriptor_t **descriptor);
+
+/* btl_rwv_rdma.c */
+int mca_btl_rwv_put (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                     void *local_address, uint64_t remote_address,
+                     mca_btl_base_registration_handle_t *local_handle,
+                     mca_btl_base_registration_handle_t *remote_handle, size_t size, int flags,
+                     int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata);
+int mca_btl_rwv_get (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                     void *local_address, uint64_t remote_address,
+                     mca_btl_base_registration_handle_t *local_handle,
+                     mca_btl_base_registration_handle_t *remote_handle, size_t size, int flags,
+                     int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata);
+
+/* btl_rwv_component.c */
+int mca_btl_rwv_progress (void);
 
 END_C_DECLS
 

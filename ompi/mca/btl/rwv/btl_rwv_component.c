@@ -1,14 +1,22 @@
 /*
- * btl/rwv component: parameters, open/close and init.
+ * btl/rwv component: parameters, open, init (rails, module, modex) and the
+ * progress function.
  */
 #include "opal_config.h"
 
+#include <string.h>
+
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/btl/base/base.h"
+#include "opal/mca/pmix/pmix.h"
 #include "opal/util/output.h"
+#include "opal/util/proc.h"
 #include "opal/util/show_help.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_frag.h"
+#include "btl_rwv_rail.h"
 
 static int rwv_register (void);
 static int rwv_open (void);
@@ -28,27 +36,78 @@ mca_btl_rwv_component_t mca_btl_rwv_component = {
             .param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT
         },
         .btl_init = rwv_init,
+        .btl_progress = mca_btl_rwv_progress,
     },
 };
 
+static char *rwv_eager_mode_string;
+
+/* ------------------------------------------------------------ parameters */
+
+static void rwv_register_string (const char *name, const char *desc, const char *value, char **storage)
+{
+    *storage = (char *) value;
+    (void) mca_base_component_var_register (&mca_btl_rwv_component.super.btl_version, name, desc,
+                                            MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3,
+                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static void rwv_register_int (const char *name, const char *desc, int value, int *storage)
+{
+    *storage = value;
+    (void) mca_base_component_var_register (&mca_btl_rwv_component.super.btl_version, name, desc,
+                                            MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4,
+                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
 static int rwv_register (void)
 {
-    const mca_base_component_t *version = &mca_btl_rwv_component.super.btl_version;
+    mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
+    mca_btl_base_module_t *template = &mca_btl_rwv_module_template.super;
 
-    mca_btl_rwv_component.status = "data path not built yet: rwv offers no BTL module, "
-        "so Open MPI moves data with its other BTLs";
-    (void) mca_base_component_var_register (version, "status",
-        "What this build of btl/rwv can do (read only)",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3,
-        MCA_BASE_VAR_SCOPE_CONSTANT, &mca_btl_rwv_component.status);
+    rwv_register_string ("provider_include",
+        "Comma-separated libfabric providers to use for rails (default: every provider "
+        "offering RMA on connected endpoints: tcp, verbs). Mutually exclusive with "
+        "btl_rwv_provider_exclude", "", &c->provider_include);
+    rwv_register_string ("provider_exclude",
+        "Comma-separated libfabric providers never to use (sockets hangs with libfabric 1.17)",
+        "sockets", &c->provider_exclude);
+    rwv_register_string ("if_include",
+        "Comma-separated interface names or IPv4 CIDR networks to use as rails, as for "
+        "btl_tcp_if_include (default: all). Mutually exclusive with btl_rwv_if_exclude", "", &c->if_include);
+    rwv_register_string ("if_exclude",
+        "Comma-separated interface names or IPv4 CIDR networks never to use as rails. The "
+        "loopback interface is only ever used between processes on one node", "", &c->if_exclude);
+    rwv_register_int ("eager_slots",
+        "Slots in the receive ring each peer writes eager messages into (at least 2). Also "
+        "the most messages in flight to one peer before sends queue", 32, &c->eager_slots);
+    rwv_register_int ("eager_slot_size",
+        "Bytes per receive-ring slot, a multiple of 8 from 256 to 1048576. A message of up to "
+        "slot size - 24 bytes travels eagerly; memory per connected peer and rail is "
+        "eager_slots * eager_slot_size + 64 bytes", 8192, &c->eager_slot_size);
+    rwv_register_string ("eager_mode",
+        "How a receiver sees an eager message arrive: poll (watch the sequence word at the "
+        "end of the next slot; needs in-order data placement), cq (the write carries "
+        "immediate data and the receiver waits for its completion event; correct without "
+        "in-order placement) or auto (poll where the provider places data in order, else cq)",
+        "auto", &rwv_eager_mode_string);
+    rwv_register_int ("connect_timeout",
+        "Seconds to wait for a connection to a peer before reporting it unreachable", 30,
+        &c->connect_timeout);
+    rwv_register_string ("rcache",
+        "Registration cache for RDMA buffers: regcache (this project) or grdma (Open MPI's)",
+        "regcache", &c->rcache_name);
 
-    mca_btl_rwv_component.backends = RWV_BACKENDS;
-    (void) mca_base_component_var_register (version, "backends_built",
-        "Rail backends compiled into this build: ofi (libfabric) and, when libibverbs and "
-        "librdmacm were found at configure time, verbs (read only)",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3,
-        MCA_BASE_VAR_SCOPE_CONSTANT, &mca_btl_rwv_component.backends);
-    return OPAL_SUCCESS;
+    c->backends = RWV_BACKENDS;
+    (void) mca_base_component_var_register (&c->super.btl_version, "backends_built",
+        "Rail backends this build can use (read only)", MCA_BASE_VAR_TYPE_STRING, NULL, 0,
+        MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT, &c->backends);
+
+    /* the standard BTL parameters: btl_rwv_eager_limit, _exclusivity, _put_limit, ... */
+    template->btl_eager_limit = 8192 - sizeof (mca_btl_rwv_eager_hdr_t);
+    template->btl_rndv_eager_limit = template->btl_eager_limit;
+    template->btl_max_send_size = template->btl_eager_limit;
+    return mca_btl_base_param_register (&c->super.btl_version, template);
 }
 
 static int rwv_open (void)
@@ -57,11 +116,157 @@ static int rwv_open (void)
     return OPAL_SUCCESS;
 }
 
-static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_threads,
-                                         bool enable_mpi_threads)
+static bool rwv_invalid (const char *param, const char *value, const char *why)
 {
-    opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
-                         "btl/rwv: %s", mca_btl_rwv_component.status);
+    opal_show_help ("help-mpi-btl-rwv.txt", "invalid parameter", true, opal_proc_local_get ()->proc_hostname,
+                    param, value, why);
+    return false;
+}
+
+/* Check every parameter; say what is wrong with the first bad one. */
+static bool rwv_params_valid (void)
+{
+    mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
+    mca_btl_base_module_t *template = &mca_btl_rwv_module_template.super;
+    size_t max_payload = (size_t) c->eager_slot_size - sizeof (mca_btl_rwv_eager_hdr_t);
+    char value[64];
+
+    if (0 == strcmp (rwv_eager_mode_string, "auto")) {
+        c->eager_mode = MCA_BTL_RWV_EAGER_AUTO;
+    } else if (0 == strcmp (rwv_eager_mode_string, "poll")) {
+        c->eager_mode = MCA_BTL_RWV_EAGER_POLL;
+    } else if (0 == strcmp (rwv_eager_mode_string, "cq")) {
+        c->eager_mode = MCA_BTL_RWV_EAGER_CQ;
+    } else {
+        return rwv_invalid ("btl_rwv_eager_mode", rwv_eager_mode_string, "use auto, poll or cq");
+    }
+    snprintf (value, sizeof (value), "%d", c->eager_slots);
+    if (c->eager_slots < 2 || c->eager_slots > 65536) {
+        return rwv_invalid ("btl_rwv_eager_slots", value, "use 2 to 65536 slots");
+    }
+    snprintf (value, sizeof (value), "%d", c->eager_slot_size);
+    if (c->eager_slot_size < 256 || c->eager_slot_size > (1 << 20) || c->eager_slot_size % 8) {
+        return rwv_invalid ("btl_rwv_eager_slot_size", value, "use a multiple of 8 from 256 to 1048576");
+    }
+    snprintf (value, sizeof (value), "%zu", template->btl_eager_limit);
+    if (template->btl_eager_limit > max_payload) {
+        char why[160];
+
+        snprintf (why, sizeof (why), "an eager message must fit in one ring slot: at most "
+                  "btl_rwv_eager_slot_size - 24 = %zu bytes", max_payload);
+        return rwv_invalid ("btl_rwv_eager_limit", value, why);
+    }
+    snprintf (value, sizeof (value), "%d", c->connect_timeout);
+    if (c->connect_timeout <= 0) {
+        return rwv_invalid ("btl_rwv_connect_timeout", value, "use a positive number of seconds");
+    }
+    if (*c->provider_include && 0 != strcmp (c->provider_exclude, "sockets") && *c->provider_exclude) {
+        return rwv_invalid ("btl_rwv_provider_include", c->provider_include,
+                            "set btl_rwv_provider_include or btl_rwv_provider_exclude, not both");
+    }
+    if (*c->if_include && *c->if_exclude) {
+        return rwv_invalid ("btl_rwv_if_include", c->if_include, "set btl_rwv_if_include or btl_rwv_if_exclude, not both");
+    }
+    if (template->btl_rndv_eager_limit > template->btl_eager_limit) {
+        template->btl_rndv_eager_limit = template->btl_eager_limit;
+    }
+    if (template->btl_max_send_size > max_payload) {
+        template->btl_max_send_size = max_payload;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------ init */
+
+static int rwv_modex_send (mca_btl_rwv_module_t *module)
+{
+    mca_btl_rwv_rail_addr_t addrs[MCA_BTL_RWV_MAX_RAILS];
+    int rc;
+
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        addrs[i] = module->rails[i]->addr;
+    }
+    OPAL_MODEX_SEND(rc, OPAL_PMIX_GLOBAL, &mca_btl_rwv_component.super.btl_version, addrs,
+                    module->num_rails * sizeof (addrs[0]));
+    return rc;
+}
+
+static void rwv_report_no_rails (void)
+{
+    mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
+
+    opal_show_help ("help-mpi-btl-rwv.txt", "no rails", true, opal_proc_local_get ()->proc_hostname,
+                    c->provider_include, c->provider_exclude, c->if_include, c->if_exclude);
+}
+
+static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
+{
+    mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
+    mca_btl_base_module_t **modules;
+    mca_btl_rwv_module_t *module;
+
     *num_btls = 0;
-    return NULL;
+    if (!rwv_params_valid ()) {
+        return NULL;
+    }
+    module = malloc (sizeof (*module));
+    modules = malloc (sizeof (*modules));
+    if (NULL == module || NULL == modules) {
+        free (module);
+        free (modules);
+        return NULL;
+    }
+    *module = mca_btl_rwv_module_template;
+    (void) mca_btl_rwv_ofi_discover (module->rails, MCA_BTL_RWV_MAX_RAILS, &module->num_rails);
+    if (0 == module->num_rails) {
+        rwv_report_no_rails ();
+        free (module);
+        free (modules);
+        return NULL;
+    }
+    c->module = module;
+    if (OPAL_SUCCESS != mca_btl_rwv_module_init (module) || OPAL_SUCCESS != rwv_modex_send (module)) {
+        module->super.btl_finalize (&module->super);
+        free (modules);
+        return NULL;
+    }
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
+                             "btl/rwv: rail %d: %s (ring of %d x %d bytes per connected peer)", i,
+                             module->rails[i]->name, c->eager_slots, c->eager_slot_size);
+    }
+    modules[0] = &module->super;
+    *num_btls = 1;
+    return modules;
+}
+
+/* ------------------------------------------------------------ progress */
+
+int mca_btl_rwv_progress (void)
+{
+    static unsigned calls;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    int count = 0, size;
+
+    if (NULL == module) {
+        return 0;
+    }
+    MCA_BTL_RWV_LOCK(module);
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        count += module->rails[i]->ops->progress (module->rails[i]);
+    }
+    size = opal_pointer_array_get_size (&module->conns);
+    for (int i = 0 ; i < size ; ++i) {
+        mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
+
+        if (NULL != conn && MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
+            count += mca_btl_rwv_conn_poll_ring (conn);
+            mca_btl_rwv_conn_flush_pending (conn);
+        }
+    }
+    if (0 == (++calls & 1023)) {
+        mca_btl_rwv_conn_check_timeouts (module);
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+    return count;
 }

@@ -1,0 +1,429 @@
+/*
+ * Peers and their connections: modex lookup, the choice of rail, and the
+ * connection state machine described in btl_rwv_endpoint.h.
+ */
+#include "opal_config.h"
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "opal/mca/btl/base/base.h"
+#include "opal/mca/pmix/pmix.h"
+#include "opal/util/sys_limits.h"
+#include "opal/util/output.h"
+#include "opal/util/proc.h"
+#include "opal/util/show_help.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_frag.h"
+
+static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)
+{
+    endpoint->proc = NULL;
+    endpoint->self = false;
+    endpoint->num_peer_rails = 0;
+    endpoint->rail = -1;
+    endpoint->failed = false;
+    memset (endpoint->conns, 0, sizeof (endpoint->conns));
+}
+
+OBJ_CLASS_INSTANCE(mca_btl_rwv_endpoint_t, opal_list_item_t, mca_btl_rwv_endpoint_construct, NULL);
+
+static double mca_btl_rwv_now (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+#define RWV_TRACE(...) opal_output_verbose (MCA_BASE_VERBOSE_TRACE, opal_btl_base_framework.framework_output, __VA_ARGS__)
+
+static uint64_t mca_btl_rwv_name_key (const opal_process_name_t *name)
+{
+    uint64_t key;
+
+    memcpy (&key, name, sizeof (key));
+    return key;
+}
+
+static const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint)
+{
+    return (endpoint->proc && endpoint->proc->proc_hostname) ? endpoint->proc->proc_hostname : "unknown host";
+}
+
+/* ------------------------------------------------------------ rail choice */
+
+static bool mca_btl_rwv_same_network (const mca_btl_rwv_rail_addr_t *a, const mca_btl_rwv_rail_addr_t *b)
+{
+    int bits = a->prefix_len < b->prefix_len ? a->prefix_len : b->prefix_len;
+    uint32_t mask = bits ? htonl (~(uint32_t) 0 << (32 - bits)) : 0;
+
+    return (a->ipv4 & mask) == (b->ipv4 & mask);
+}
+
+/* The first local rail that shares an IP network with one of the peer's
+ * rails; loopback rails only for peers on this node.  Fills in which of the
+ * peer's addresses to connect to. */
+static int mca_btl_rwv_choose_rail (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint)
+{
+    bool local = OPAL_PROC_ON_LOCAL_NODE(endpoint->proc->proc_flags);
+
+    for (int r = 0 ; r < module->num_rails ; ++r) {
+        const mca_btl_rwv_rail_addr_t *mine = &module->rails[r]->addr;
+
+        if (mine->loopback && !local) {
+            continue;
+        }
+        for (int p = 0 ; p < endpoint->num_peer_rails ; ++p) {
+            if (mine->loopback == endpoint->peer_rails[p].loopback &&
+                mca_btl_rwv_same_network (mine, &endpoint->peer_rails[p])) {
+                return r;
+            }
+        }
+    }
+    return -1;
+}
+
+static int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_rail_t *rail)
+{
+    for (int p = 0 ; p < endpoint->num_peer_rails ; ++p) {
+        if (rail->addr.loopback == endpoint->peer_rails[p].loopback &&
+            mca_btl_rwv_same_network (&rail->addr, &endpoint->peer_rails[p])) {
+            return p;
+        }
+    }
+    return -1;
+}
+
+static int mca_btl_rwv_endpoint_modex (mca_btl_rwv_endpoint_t *endpoint)
+{
+    mca_btl_rwv_rail_addr_t *addrs;
+    uint8_t *data;
+    size_t size;
+    int rc;
+
+    OPAL_MODEX_RECV(rc, &mca_btl_rwv_component.super.btl_version, &endpoint->proc->proc_name, &data, &size);
+    addrs = (mca_btl_rwv_rail_addr_t *) data;
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    endpoint->num_peer_rails = (int) (size / sizeof (*addrs));
+    if (endpoint->num_peer_rails > MCA_BTL_RWV_MAX_RAILS) {
+        endpoint->num_peer_rails = MCA_BTL_RWV_MAX_RAILS;
+    }
+    memcpy (endpoint->peer_rails, addrs, endpoint->num_peer_rails * sizeof (*addrs));
+    free (addrs);
+    return OPAL_SUCCESS;
+}
+
+mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (mca_btl_rwv_module_t *module, opal_proc_t *proc,
+                                                     bool create)
+{
+    uint64_t key = mca_btl_rwv_name_key (&proc->proc_name);
+    mca_btl_rwv_endpoint_t *endpoint = NULL;
+
+    if (OPAL_SUCCESS == opal_hash_table_get_value_uint64 (&module->endpoints, key, (void **) &endpoint) ||
+        !create) {
+        return endpoint;
+    }
+
+    endpoint = OBJ_NEW(mca_btl_rwv_endpoint_t);
+    endpoint->proc = proc;
+    if (proc == opal_proc_local_get ()) {
+        endpoint->self = true;
+    } else if (OPAL_SUCCESS != mca_btl_rwv_endpoint_modex (endpoint) ||
+               (endpoint->rail = mca_btl_rwv_choose_rail (module, endpoint)) < 0) {
+        opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
+                             "btl/rwv: no rail reaches %s on %s", OPAL_NAME_PRINT(proc->proc_name),
+                             mca_btl_rwv_peer_host (endpoint));
+        OBJ_RELEASE(endpoint);
+        return NULL;
+    }
+    opal_hash_table_set_value_uint64 (&module->endpoints, key, endpoint);
+    opal_list_append (&module->endpoint_list, &endpoint->super);
+    return endpoint;
+}
+
+/* ------------------------------------------------------------ connections */
+
+static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    mca_btl_rwv_conn_t *conn = calloc (1, sizeof (*conn));
+    void *desc;
+
+    if (NULL == conn) {
+        return NULL;
+    }
+    conn->endpoint = endpoint;
+    conn->rail = rail;
+    conn->ring_bytes = mca_btl_rwv_ring_bytes ();
+    if (0 != posix_memalign ((void **) &conn->ring, opal_getpagesize (), conn->ring_bytes)) {
+        free (conn);
+        return NULL;
+    }
+    memset (conn->ring, 0, conn->ring_bytes);
+    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->ring, conn->ring_bytes, &conn->ring_mr, &desc,
+                                           &conn->ring_rkey)) {
+        free (conn->ring);
+        free (conn);
+        return NULL;
+    }
+    OBJ_CONSTRUCT(&conn->pending, opal_list_t);
+    conn->id = (uint32_t) opal_pointer_array_add (&module->conns, conn);
+    conn->state = MCA_BTL_RWV_CONN_IDLE;
+    endpoint->conns[rail->index] = conn;
+    return conn;
+}
+
+static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_data_t *cm)
+{
+    memset (cm, 0, sizeof (*cm));
+    cm->magic = MCA_BTL_RWV_CM_MAGIC;
+    cm->version = MCA_BTL_RWV_CM_VERSION;
+    cm->notify_imm = conn->notify_imm;
+    cm->rail = (uint8_t) conn->rail->index;
+    cm->name = opal_proc_local_get ()->proc_name;
+    cm->ring_raddr = mca_btl_rwv_rail_raddr (conn->rail, (uint64_t) (uintptr_t) conn->ring,
+                                             (uint64_t) (uintptr_t) conn->ring);
+    cm->ring_rkey = conn->ring_rkey;
+    cm->slots = (uint32_t) mca_btl_rwv_component.eager_slots;
+    cm->slot_size = (uint32_t) mca_btl_rwv_component.eager_slot_size;
+    cm->conn_id = conn->id;
+}
+
+static void mca_btl_rwv_conn_take_peer_cm (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_cm_data_t *cm)
+{
+    conn->peer_ring_raddr = cm->ring_raddr;
+    conn->peer_ring_rkey = cm->ring_rkey;
+    conn->peer_slots = cm->slots;
+    conn->peer_slot_size = cm->slot_size;
+    conn->peer_conn_id = cm->conn_id;
+    conn->peer_notify_imm = cm->notify_imm;
+}
+
+static const mca_btl_rwv_cm_data_t *mca_btl_rwv_cm_check (const void *data, size_t len)
+{
+    const mca_btl_rwv_cm_data_t *cm = (const mca_btl_rwv_cm_data_t *) data;
+
+    if (len < sizeof (*cm) || MCA_BTL_RWV_CM_MAGIC != cm->magic || MCA_BTL_RWV_CM_VERSION != cm->version ||
+        cm->slots < 2 || cm->slot_size < sizeof (mca_btl_rwv_eager_hdr_t)) {
+        return NULL;
+    }
+    return cm;
+}
+
+/* A fresh start on this connection: new ring contents, counters from zero. */
+static void mca_btl_rwv_conn_reset (mca_btl_rwv_conn_t *conn)
+{
+    memset (conn->ring, 0, conn->ring_bytes);
+    conn->recv_seq = conn->imm_seen = conn->credits_reported = 0;
+    conn->send_seq = conn->peer_consumed = 0;
+    conn->may_send = false;
+    conn->notify_imm = mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_CQ ||
+        (mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_AUTO && !conn->rail->ordered_placement);
+}
+
+static void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+    int peer_rail = mca_btl_rwv_peer_rail_for (endpoint, conn->rail);
+    mca_btl_rwv_cm_data_t cm;
+
+    mca_btl_rwv_conn_reset (conn);
+    conn->peer_addr = endpoint->peer_rails[peer_rail];
+    conn->deadline = mca_btl_rwv_now () + mca_btl_rwv_component.connect_timeout;
+    conn->state = MCA_BTL_RWV_CONN_CONNECTING;
+    RWV_TRACE("btl/rwv: connecting to %s on %s", OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name);
+    mca_btl_rwv_conn_fill_cm (conn, &cm);
+    if (OPAL_SUCCESS != conn->rail->ops->connect (conn->rail, conn, &cm, sizeof (cm))) {
+        mca_btl_rwv_conn_failed (conn, "the connection could not be started");
+    }
+}
+
+mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    mca_btl_rwv_conn_t *conn;
+
+    if (endpoint->failed || endpoint->rail < 0) {
+        return NULL;
+    }
+    conn = endpoint->conns[endpoint->rail];
+    if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, module->rails[endpoint->rail]))) {
+        return NULL;
+    }
+    if (MCA_BTL_RWV_CONN_IDLE == conn->state) {
+        mca_btl_rwv_conn_start (conn);
+    }
+    return endpoint->failed ? NULL : conn;
+}
+
+void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data, size_t cm_len)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    const mca_btl_rwv_cm_data_t *cm = mca_btl_rwv_cm_check (cm_data, cm_len);
+    mca_btl_rwv_endpoint_t *endpoint;
+    mca_btl_rwv_conn_t *conn;
+    mca_btl_rwv_cm_data_t reply;
+    opal_proc_t *proc;
+
+    if (NULL == cm || NULL == (proc = opal_proc_for_name (cm->name)) ||
+        NULL == (endpoint = mca_btl_rwv_endpoint_lookup (module, proc, true)) || endpoint->failed) {
+        rail->ops->reject (rail, request);
+        return;
+    }
+    conn = endpoint->conns[rail->index];
+    if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, rail))) {
+        rail->ops->reject (rail, request);
+        return;
+    }
+    RWV_TRACE("btl/rwv: connection request from %s on %s (state %d)", OPAL_NAME_PRINT(cm->name),
+              rail->name, conn->state);
+
+    switch (conn->state) {
+    case MCA_BTL_RWV_CONN_CONNECTING:
+        /* both sides started: the higher rank's attempt wins */
+        if (opal_compare_proc (opal_proc_local_get ()->proc_name, cm->name) > 0) {
+            rail->ops->reject (rail, request);
+            return;
+        }
+        rail->ops->disconnect (conn);
+        break;
+    case MCA_BTL_RWV_CONN_IDLE:
+    case MCA_BTL_RWV_CONN_FAILED:
+        break;
+    default:
+        rail->ops->reject (rail, request);
+        return;
+    }
+
+    mca_btl_rwv_conn_reset (conn);
+    mca_btl_rwv_conn_take_peer_cm (conn, cm);
+    conn->state = MCA_BTL_RWV_CONN_ACCEPTING;
+    conn->deadline = mca_btl_rwv_now () + mca_btl_rwv_component.connect_timeout;
+    mca_btl_rwv_conn_fill_cm (conn, &reply);
+    if (OPAL_SUCCESS != rail->ops->accept (rail, conn, request, &reply, sizeof (reply))) {
+        mca_btl_rwv_conn_failed (conn, "the connection request could not be accepted");
+    }
+}
+
+void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data, size_t cm_len)
+{
+    RWV_TRACE("btl/rwv: connected to %s on %s as the %s side", OPAL_NAME_PRINT(conn->endpoint->proc->proc_name),
+              conn->rail->name, MCA_BTL_RWV_CONN_CONNECTING == conn->state ? "active" : "passive");
+    if (MCA_BTL_RWV_CONN_CONNECTING == conn->state) {
+        const mca_btl_rwv_cm_data_t *cm = mca_btl_rwv_cm_check (cm_data, cm_len);
+
+        if (NULL == cm) {
+            mca_btl_rwv_conn_failed (conn, "the peer answered with data this version does not understand");
+            return;
+        }
+        mca_btl_rwv_conn_take_peer_cm (conn, cm);
+        conn->state = MCA_BTL_RWV_CONN_CONNECTED;
+        /* the active side speaks first */
+        conn->may_send = true;
+        if (OPAL_SUCCESS != mca_btl_rwv_conn_send_hello (conn)) {
+            mca_btl_rwv_conn_failed (conn, "the first message could not be sent");
+            return;
+        }
+        mca_btl_rwv_conn_flush_pending (conn);
+    } else if (MCA_BTL_RWV_CONN_ACCEPTING == conn->state) {
+        /* wait for the active side's first message before sending */
+        conn->state = MCA_BTL_RWV_CONN_CONNECTED;
+    }
+}
+
+void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+    char *info = NULL;
+
+    if (MCA_BTL_RWV_CONN_FAILED == conn->state) {
+        return;
+    }
+    conn->state = MCA_BTL_RWV_CONN_FAILED;
+    conn->rail->ops->disconnect (conn);
+
+    if (!endpoint->failed) {
+        char peer[INET_ADDRSTRLEN];
+
+        endpoint->failed = true;
+        inet_ntop (AF_INET, &conn->peer_addr.ipv4, peer, sizeof (peer));
+        opal_show_help ("help-mpi-btl-rwv.txt", "connection failed", true,
+                        opal_proc_local_get ()->proc_hostname, mca_btl_rwv_peer_host (endpoint),
+                        OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name, peer,
+                        ntohs (conn->peer_addr.port), why, mca_btl_rwv_component.connect_timeout);
+        if (NULL != module->error_cb) {
+            (void) asprintf (&info, "btl/rwv: connection to %s failed: %s", mca_btl_rwv_peer_host (endpoint), why);
+            module->error_cb (&module->super, MCA_BTL_ERROR_FLAGS_FATAL, endpoint->proc, info);
+            free (info);
+        }
+    }
+    mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
+}
+
+/* The peer closed the connection (it is finalizing).  Nothing lost unless
+ * messages were still queued; a later message reconnects. */
+void mca_btl_rwv_conn_closed (mca_btl_rwv_conn_t *conn)
+{
+    if (!opal_list_is_empty (&conn->pending)) {
+        mca_btl_rwv_conn_failed (conn, "the peer closed the connection while messages were queued for it");
+        return;
+    }
+    conn->rail->ops->disconnect (conn);
+    conn->state = MCA_BTL_RWV_CONN_IDLE;
+}
+
+void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, uint32_t imm)
+{
+    mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&mca_btl_rwv_component.module->conns, imm >> 16);
+
+    if (NULL != conn) {
+        conn->imm_seen++;
+    }
+}
+
+int mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module)
+{
+    double now = mca_btl_rwv_now ();
+    int size = opal_pointer_array_get_size (&module->conns);
+
+    for (int i = 0 ; i < size ; ++i) {
+        mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
+
+        if (NULL != conn && (MCA_BTL_RWV_CONN_CONNECTING == conn->state ||
+                             MCA_BTL_RWV_CONN_ACCEPTING == conn->state) && now > conn->deadline) {
+            mca_btl_rwv_conn_failed (conn, "no answer before btl_rwv_connect_timeout");
+        }
+    }
+    return 0;
+}
+
+static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    conn->rail->ops->disconnect (conn);
+    mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
+    OBJ_DESTRUCT(&conn->pending);
+    conn->rail->ops->mr_dereg (conn->rail, conn->ring_mr);
+    opal_pointer_array_set_item (&module->conns, conn->id, NULL);
+    free (conn->ring);
+    free (conn);
+}
+
+void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint)
+{
+    for (int i = 0 ; i < MCA_BTL_RWV_MAX_RAILS ; ++i) {
+        if (NULL != endpoint->conns[i]) {
+            mca_btl_rwv_conn_destroy (endpoint->conns[i]);
+        }
+    }
+    OBJ_RELEASE(endpoint);
+}

@@ -1,0 +1,124 @@
+/*
+ * Per-peer state: one connection per rail, each with the receive ring the
+ * peer writes into and what we know of the ring we write into.
+ *
+ * Connection state machine (per rail):
+ *
+ *   IDLE --first traffic--> CONNECTING --connected--> CONNECTED
+ *     |                         |  a crossing request from a higher rank:
+ *     |                         +--> ACCEPTING (ours abandoned)
+ *     +--request from peer----------> ACCEPTING --connected--> CONNECTED
+ *   any --error, timeout, peer gone--> FAILED
+ *
+ * Either side may start; when both start at once the higher rank's attempt
+ * wins (the lower rank listens, the higher connects).  The active side sends
+ * first: it writes a hello into the peer's ring at once, and the passive
+ * side sends nothing until it has seen a message on that connection.
+ */
+#ifndef MCA_BTL_RWV_ENDPOINT_H
+#define MCA_BTL_RWV_ENDPOINT_H
+
+#include "btl_rwv.h"
+#include "btl_rwv_rail.h"
+
+#include "opal/util/proc.h"
+
+BEGIN_C_DECLS
+
+typedef enum {
+    MCA_BTL_RWV_CONN_IDLE,
+    MCA_BTL_RWV_CONN_CONNECTING,
+    MCA_BTL_RWV_CONN_ACCEPTING,
+    MCA_BTL_RWV_CONN_CONNECTED,
+    MCA_BTL_RWV_CONN_FAILED,
+} mca_btl_rwv_conn_state_t;
+
+/* Exchanged in the connect request and in the accept. */
+typedef struct mca_btl_rwv_cm_data_t {
+    uint32_t magic;
+    uint16_t version;
+    uint8_t notify_imm;        /* write into my ring with immediate data (eager mode cq) */
+    uint8_t rail;              /* the sender's rail index */
+    opal_process_name_t name;
+    uint64_t ring_raddr;       /* my ring as the peer must address it */
+    uint64_t ring_rkey;
+    uint32_t slots;
+    uint32_t slot_size;
+    uint32_t conn_id;          /* put this in the immediate data of writes to my ring */
+    uint32_t reserved;
+} mca_btl_rwv_cm_data_t;
+
+#define MCA_BTL_RWV_CM_MAGIC 0x52575631u /* "RWV1" */
+#define MCA_BTL_RWV_CM_VERSION 1
+
+typedef struct mca_btl_rwv_conn_t {
+    struct mca_btl_base_endpoint_t *endpoint;
+    mca_btl_rwv_rail_t *rail;
+    mca_btl_rwv_rail_addr_t peer_addr;
+    mca_btl_rwv_conn_state_t state;
+    bool may_send;             /* passive side: the active side has spoken */
+    void *backend;             /* the backend's per-connection state */
+    double deadline;           /* connect timeout, CLOCK_MONOTONIC seconds */
+    uint32_t id;               /* index in the module's connection table */
+
+    /* receive ring, written by the peer: slots, then the credit word */
+    unsigned char *ring;
+    size_t ring_bytes;
+    void *ring_mr;
+    uint64_t ring_rkey;
+    bool notify_imm;           /* we asked for immediate data */
+    uint64_t recv_seq;         /* messages consumed from our ring */
+    bool polling;              /* inside an upcall from this ring */
+    uint64_t imm_seen;         /* immediate-data events for our ring (cq mode) */
+    uint64_t credits_reported; /* recv_seq last told to the peer */
+
+    /* the peer's ring, which we write into */
+    uint64_t peer_ring_raddr;
+    uint64_t peer_ring_rkey;
+    uint32_t peer_slots;
+    uint32_t peer_slot_size;
+    uint32_t peer_conn_id;
+    bool peer_notify_imm;
+    uint64_t send_seq;         /* messages written into the peer's ring */
+    uint64_t peer_consumed;    /* of those, how many the peer has consumed */
+
+    opal_list_t pending;       /* frags waiting for the connection or for credits */
+} mca_btl_rwv_conn_t;
+
+struct mca_btl_base_endpoint_t {
+    opal_list_item_t super;
+    opal_proc_t *proc;
+    bool self;
+    int num_peer_rails;
+    mca_btl_rwv_rail_addr_t peer_rails[MCA_BTL_RWV_MAX_RAILS];
+    /* the connection on each local rail, created on first use */
+    mca_btl_rwv_conn_t *conns[MCA_BTL_RWV_MAX_RAILS];
+    int rail;                  /* local rail used to reach this peer, -1 if none */
+    bool failed;               /* reported to the PML; everything to it fails now */
+};
+typedef struct mca_btl_base_endpoint_t mca_btl_base_endpoint_t;
+typedef mca_btl_base_endpoint_t mca_btl_rwv_endpoint_t;
+OBJ_CLASS_DECLARATION(mca_btl_rwv_endpoint_t);
+
+mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (mca_btl_rwv_module_t *module, opal_proc_t *proc,
+                                                     bool create);
+/* The connection to send on, started if needed; NULL when the peer is unreachable. */
+mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint);
+void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
+int mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module);
+
+/* btl_rwv_send.c: the eager path over a connection */
+int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);
+void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn);
+int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn);
+void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
+size_t mca_btl_rwv_ring_bytes (void);
+
+static inline bool mca_btl_rwv_conn_ready (const mca_btl_rwv_conn_t *conn)
+{
+    return MCA_BTL_RWV_CONN_CONNECTED == conn->state && conn->may_send;
+}
+
+END_C_DECLS
+
+#endif /* MCA_BTL_RWV_ENDPOINT_H */

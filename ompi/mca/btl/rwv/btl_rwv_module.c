@@ -1,0 +1,263 @@
+/*
+ * btl/rwv module: the function table ob1 calls, peer management, buffers
+ * and memory registration.
+ */
+#include "opal_config.h"
+
+#include "opal/datatype/opal_convertor.h"
+#include "opal/mca/rcache/base/base.h"
+#include "opal/util/output.h"
+#include "opal/util/show_help.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_frag.h"
+#include "btl_rwv_rail.h"
+
+/* ------------------------------------------------------------ peers */
+
+static int mca_btl_rwv_add_procs (mca_btl_base_module_t *btl, size_t nprocs, opal_proc_t **procs,
+                                  mca_btl_base_endpoint_t **endpoints, opal_bitmap_t *reachable)
+{
+    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+
+    MCA_BTL_RWV_LOCK(module);
+    for (size_t i = 0 ; i < nprocs ; ++i) {
+        endpoints[i] = mca_btl_rwv_endpoint_lookup (module, procs[i], true);
+        if (NULL != endpoints[i]) {
+            opal_bitmap_set_bit (reachable, (int) i);
+        }
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+    return OPAL_SUCCESS;
+}
+
+static int mca_btl_rwv_del_procs (mca_btl_base_module_t *btl, size_t nprocs, opal_proc_t **procs,
+                                  mca_btl_base_endpoint_t **endpoints)
+{
+    /* endpoints live until finalize: a connection may still be draining */
+    return OPAL_SUCCESS;
+}
+
+static int mca_btl_rwv_register_error (mca_btl_base_module_t *btl, mca_btl_base_module_error_cb_fn_t cbfunc)
+{
+    ((mca_btl_rwv_module_t *) btl)->error_cb = cbfunc;
+    return OPAL_SUCCESS;
+}
+
+/* ------------------------------------------------------------ descriptors */
+
+static size_t mca_btl_rwv_max_payload (void)
+{
+    return (size_t) mca_btl_rwv_component.eager_slot_size - sizeof (mca_btl_rwv_eager_hdr_t);
+}
+
+mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,
+                                                         mca_btl_base_endpoint_t *endpoint, uint8_t order,
+                                                         size_t size, uint32_t flags)
+{
+    mca_btl_rwv_frag_t *frag;
+
+    if (OPAL_UNLIKELY(size > mca_btl_rwv_max_payload ())) {
+        return NULL;
+    }
+    frag = mca_btl_rwv_frag_alloc ((mca_btl_rwv_module_t *) btl, endpoint, flags);
+    if (OPAL_UNLIKELY(NULL == frag)) {
+        return NULL;
+    }
+    frag->segment.seg_len = size;
+    return &frag->base;
+}
+
+static int mca_btl_rwv_free (mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des)
+{
+    mca_btl_rwv_frag_return ((mca_btl_rwv_frag_t *) des);
+    return OPAL_SUCCESS;
+}
+
+/* Always a copy into a registered send buffer: the eager write needs the
+ * header right after the payload in registered memory. */
+static mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t *btl,
+                                                           mca_btl_base_endpoint_t *endpoint,
+                                                           opal_convertor_t *convertor, uint8_t order,
+                                                           size_t reserve, size_t *size, uint32_t flags)
+{
+    mca_btl_rwv_frag_t *frag;
+    struct iovec iov;
+    uint32_t iov_count = 1;
+    size_t max_data;
+
+    if (reserve + *size > mca_btl_rwv_max_payload ()) {
+        *size = mca_btl_rwv_max_payload () - reserve;
+    }
+    frag = mca_btl_rwv_frag_alloc ((mca_btl_rwv_module_t *) btl, endpoint, flags);
+    if (OPAL_UNLIKELY(NULL == frag)) {
+        return NULL;
+    }
+    iov.iov_base = frag->buf + reserve;
+    iov.iov_len = max_data = *size;
+    if (OPAL_UNLIKELY(opal_convertor_pack (convertor, &iov, &iov_count, &max_data) < 0)) {
+        mca_btl_rwv_frag_return (frag);
+        return NULL;
+    }
+    *size = max_data;
+    frag->segment.seg_len = reserve + max_data;
+    return &frag->base;
+}
+
+/* ------------------------------------------------------------ registration */
+
+static int mca_btl_rwv_reg_mem (void *reg_data, void *base, size_t size, mca_rcache_base_registration_t *rcreg)
+{
+    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) reg_data;
+    mca_btl_rwv_reg_t *reg = (mca_btl_rwv_reg_t *) rcreg;
+    int rc, i;
+
+    reg->handle.base = (uint64_t) (uintptr_t) base;
+    for (i = 0 ; i < module->num_rails ; ++i) {
+        mca_btl_rwv_rail_t *rail = module->rails[i];
+
+        rc = rail->ops->mr_reg (rail, base, size, &reg->mr[i], &reg->desc[i], &reg->handle.rkey[i]);
+        if (OPAL_SUCCESS != rc) {
+            while (i-- > 0) {
+                module->rails[i]->ops->mr_dereg (module->rails[i], reg->mr[i]);
+            }
+            return rc;
+        }
+    }
+    return OPAL_SUCCESS;
+}
+
+static int mca_btl_rwv_dereg_mem (void *reg_data, mca_rcache_base_registration_t *rcreg)
+{
+    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) reg_data;
+    mca_btl_rwv_reg_t *reg = (mca_btl_rwv_reg_t *) rcreg;
+
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        module->rails[i]->ops->mr_dereg (module->rails[i], reg->mr[i]);
+    }
+    return OPAL_SUCCESS;
+}
+
+static mca_btl_base_registration_handle_t *mca_btl_rwv_register_mem (mca_btl_base_module_t *btl,
+                                                                     mca_btl_base_endpoint_t *endpoint,
+                                                                     void *base, size_t size, uint32_t flags)
+{
+    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    mca_rcache_base_registration_t *reg;
+    int access = flags & MCA_BTL_REG_FLAG_ACCESS_ANY;
+
+    if (OPAL_SUCCESS != module->rcache->rcache_register (module->rcache, base, size, 0, access, &reg)) {
+        return NULL;
+    }
+    return &((mca_btl_rwv_reg_t *) reg)->handle;
+}
+
+static int mca_btl_rwv_deregister_mem (mca_btl_base_module_t *btl, mca_btl_base_registration_handle_t *handle)
+{
+    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    mca_btl_rwv_reg_t *reg = (mca_btl_rwv_reg_t *) ((char *) handle - offsetof (mca_btl_rwv_reg_t, handle));
+
+    return module->rcache->rcache_deregister (module->rcache, &reg->base);
+}
+
+static int mca_btl_rwv_rcache_create (mca_btl_rwv_module_t *module)
+{
+    mca_rcache_base_resources_t resources = {
+        .cache_name = "btl/rwv", .reg_data = module, .sizeof_reg = sizeof (mca_btl_rwv_reg_t),
+        .register_mem = mca_btl_rwv_reg_mem, .deregister_mem = mca_btl_rwv_dereg_mem,
+    };
+
+    module->rcache = mca_rcache_base_module_create (mca_btl_rwv_component.rcache_name, module, &resources);
+    if (NULL == module->rcache) {
+        opal_show_help ("help-mpi-btl-rwv.txt", "no rcache", true, mca_btl_rwv_component.rcache_name);
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
+    return OPAL_SUCCESS;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
+{
+    int rc;
+
+    OBJ_CONSTRUCT(&module->eager_frags, opal_free_list_t);
+    OBJ_CONSTRUCT(&module->rdma_ops, opal_free_list_t);
+    OBJ_CONSTRUCT(&module->endpoints, opal_hash_table_t);
+    OBJ_CONSTRUCT(&module->endpoint_list, opal_list_t);
+    OBJ_CONSTRUCT(&module->conns, opal_pointer_array_t);
+    OBJ_CONSTRUCT(&module->lock, opal_recursive_mutex_t);
+    opal_hash_table_init (&module->endpoints, 256);
+    opal_pointer_array_init (&module->conns, 64, 1 << 16, 64);
+
+    rc = mca_btl_rwv_rcache_create (module);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    rc = opal_free_list_init (&module->eager_frags, sizeof (mca_btl_rwv_frag_t), opal_cache_line_size,
+                              OBJ_CLASS(mca_btl_rwv_frag_t), mca_btl_rwv_component.eager_slot_size,
+                              opal_cache_line_size, 64, -1, 64, NULL, MCA_RCACHE_FLAGS_PERSIST,
+                              module->rcache, mca_btl_rwv_frag_init, NULL);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    return opal_free_list_init (&module->rdma_ops, sizeof (mca_btl_rwv_rdma_op_t), opal_cache_line_size,
+                                OBJ_CLASS(mca_btl_rwv_rdma_op_t), 0, 0, 64, -1, 64, NULL, 0, NULL,
+                                NULL, NULL);
+}
+
+static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
+{
+    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    mca_btl_rwv_endpoint_t *endpoint;
+
+    while (NULL != (endpoint = (mca_btl_rwv_endpoint_t *) opal_list_remove_first (&module->endpoint_list))) {
+        mca_btl_rwv_endpoint_release (endpoint);
+    }
+    OBJ_DESTRUCT(&module->eager_frags);
+    OBJ_DESTRUCT(&module->rdma_ops);
+    if (NULL != module->rcache) {
+        mca_rcache_base_module_destroy (module->rcache);
+    }
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        module->rails[i]->ops->close (module->rails[i]);
+    }
+    OBJ_DESTRUCT(&module->endpoints);
+    OBJ_DESTRUCT(&module->endpoint_list);
+    OBJ_DESTRUCT(&module->conns);
+    OBJ_DESTRUCT(&module->lock);
+    mca_btl_rwv_component.module = NULL;
+    free (module);
+    return OPAL_SUCCESS;
+}
+
+mca_btl_rwv_module_t mca_btl_rwv_module_template = {
+    .super = {
+        .btl_component = &mca_btl_rwv_component.super,
+        .btl_add_procs = mca_btl_rwv_add_procs,
+        .btl_del_procs = mca_btl_rwv_del_procs,
+        .btl_finalize = mca_btl_rwv_finalize,
+        .btl_alloc = mca_btl_rwv_alloc_descriptor,
+        .btl_free = mca_btl_rwv_free,
+        .btl_prepare_src = mca_btl_rwv_prepare_src,
+        .btl_send = mca_btl_rwv_send,
+        .btl_sendi = mca_btl_rwv_sendi,
+        .btl_put = mca_btl_rwv_put,
+        .btl_get = mca_btl_rwv_get,
+        .btl_register_mem = mca_btl_rwv_register_mem,
+        .btl_deregister_mem = mca_btl_rwv_deregister_mem,
+        .btl_register_error = mca_btl_rwv_register_error,
+        /* above tcp (100) for remote peers, below self and vader for local ones */
+        .btl_exclusivity = MCA_BTL_EXCLUSIVITY_DEFAULT,
+        .btl_latency = 50,
+        .btl_bandwidth = 10000,
+        .btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_PUT | MCA_BTL_FLAGS_GET,
+        .btl_registration_handle_size = sizeof (mca_btl_base_registration_handle_t),
+        .btl_rdma_pipeline_send_length = 2 * 1024 * 1024,
+        .btl_rdma_pipeline_frag_size = 4 * 1024 * 1024,
+        .btl_min_rdma_pipeline_size = 256 * 1024,
+        .btl_get_limit = 1ul << 30,
+        .btl_put_limit = 1ul << 30,
+    },
+};

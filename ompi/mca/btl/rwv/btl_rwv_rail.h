@@ -1,0 +1,93 @@
+/*
+ * The rail interface: everything rwv needs from a transport, so the
+ * libfabric backend (btl_rwv_rail_ofi.c) and the native verbs backend plug
+ * in behind the same few calls.  A rail is one network path: one libfabric
+ * domain (one NIC or IP interface) or one verbs port.
+ */
+#ifndef MCA_BTL_RWV_RAIL_H
+#define MCA_BTL_RWV_RAIL_H
+
+#include "btl_rwv.h"
+
+BEGIN_C_DECLS
+
+struct mca_btl_rwv_conn_t;
+
+/* A rail's listen address as published in the modex. */
+typedef struct mca_btl_rwv_rail_addr_t {
+    uint32_t ipv4;          /* network byte order */
+    uint16_t port;          /* network byte order */
+    uint8_t prefix_len;     /* of the rail's IP network */
+    uint8_t loopback;       /* reaches only processes on the same node */
+} mca_btl_rwv_rail_addr_t;
+
+/* An operation whose completion the backend reports. */
+typedef struct mca_btl_rwv_op_t {
+    opal_free_list_item_t super;
+    void (*complete) (struct mca_btl_rwv_op_t *op, int status);
+} mca_btl_rwv_op_t;
+
+typedef struct mca_btl_rwv_rail_t mca_btl_rwv_rail_t;
+
+typedef struct mca_btl_rwv_rail_ops_t {
+    /* connections: connect to a peer, answer a request the backend reported
+     * through mca_btl_rwv_conn_request(); cm_data travels with them */
+    int (*connect) (mca_btl_rwv_rail_t *rail, struct mca_btl_rwv_conn_t *conn,
+                    const void *cm_data, size_t cm_len);
+    int (*accept) (mca_btl_rwv_rail_t *rail, struct mca_btl_rwv_conn_t *conn, void *request,
+                   const void *cm_data, size_t cm_len);
+    void (*reject) (mca_btl_rwv_rail_t *rail, void *request);
+    /* forget the connection: no more callbacks for it */
+    void (*disconnect) (struct mca_btl_rwv_conn_t *conn);
+
+    /* data movement on a connected conn; `op' completes through op->complete */
+    int (*write) (struct mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc,
+                  uint64_t raddr, uint64_t rkey, bool with_imm, uint32_t imm, mca_btl_rwv_op_t *op);
+    /* a small write whose buffer is free on return, with no completion */
+    int (*inject_write) (struct mca_btl_rwv_conn_t *conn, const void *buf, size_t len,
+                         uint64_t raddr, uint64_t rkey, bool with_imm, uint32_t imm);
+    int (*read) (struct mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc,
+                 uint64_t raddr, uint64_t rkey, mca_btl_rwv_op_t *op);
+
+    /* memory registration for remote access on this rail */
+    int (*mr_reg) (mca_btl_rwv_rail_t *rail, void *base, size_t len, void **mr, void **desc,
+                   uint64_t *rkey);
+    void (*mr_dereg) (mca_btl_rwv_rail_t *rail, void *mr);
+
+    /* poll completions and connection events; returns how many were handled */
+    int (*progress) (mca_btl_rwv_rail_t *rail);
+    void (*close) (mca_btl_rwv_rail_t *rail);
+} mca_btl_rwv_rail_ops_t;
+
+struct mca_btl_rwv_rail_t {
+    const mca_btl_rwv_rail_ops_t *ops;
+    int index;                      /* in the module's rail array and in handles */
+    char name[96];                  /* for messages: backend, provider, interface, address */
+    mca_btl_rwv_rail_addr_t addr;   /* where peers connect */
+    size_t inject_size;             /* largest inject_write */
+    bool virt_addr;                 /* remote addresses are virtual, not offsets */
+    bool ordered_placement;         /* a write's bytes land in order: poll mode is safe */
+};
+
+/* Where to address `vaddr' inside memory registered from `base' on `rail'. */
+static inline uint64_t mca_btl_rwv_rail_raddr (const mca_btl_rwv_rail_t *rail, uint64_t base,
+                                               uint64_t vaddr)
+{
+    return rail->virt_addr ? vaddr : vaddr - base;
+}
+
+/* The libfabric backend: one rail per usable FI_EP_MSG domain address. */
+int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails);
+
+/* Calls from a backend into the connection manager (btl_rwv_endpoint.c). */
+void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data,
+                               size_t cm_len);
+void mca_btl_rwv_conn_established (struct mca_btl_rwv_conn_t *conn, const void *cm_data,
+                                   size_t cm_len);
+void mca_btl_rwv_conn_failed (struct mca_btl_rwv_conn_t *conn, const char *why);
+void mca_btl_rwv_conn_closed (struct mca_btl_rwv_conn_t *conn);
+void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, uint32_t imm);
+
+END_C_DECLS
+
+#endif /* MCA_BTL_RWV_RAIL_H */

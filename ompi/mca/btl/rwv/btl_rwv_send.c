@@ -1,0 +1,299 @@
+/*
+ * The eager path: RDMA writes into the peer's ring, credits, the queue of
+ * messages waiting for a connection or for room, and the receive poll.
+ *
+ * Credits: we may have at most peer_slots messages in the peer's ring that
+ * it has not consumed.  The peer reports how many it consumed in every
+ * header it sends us, and, when it has nothing to send, by an 8-byte RDMA
+ * write into the credit word after our ring's last slot.  A message that
+ * finds no credit waits on the connection's queue; nothing is dropped or
+ * overwritten.
+ */
+#include "opal_config.h"
+
+#include <string.h>
+
+#include "opal/datatype/opal_convertor.h"
+#include "opal/sys/atomic.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_frag.h"
+
+#define HDR_SIZE sizeof (mca_btl_rwv_eager_hdr_t)
+
+size_t mca_btl_rwv_ring_bytes (void)
+{
+    /* the slots, then one cache line holding the credit word */
+    return (size_t) mca_btl_rwv_component.eager_slots * mca_btl_rwv_component.eager_slot_size + 64;
+}
+
+static volatile uint64_t *mca_btl_rwv_credit_word (const mca_btl_rwv_conn_t *conn)
+{
+    return (volatile uint64_t *) (conn->ring + (size_t) mca_btl_rwv_component.eager_slots *
+                                  mca_btl_rwv_component.eager_slot_size);
+}
+
+static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
+{
+    uint64_t reported = *mca_btl_rwv_credit_word (conn);
+
+    if (reported > conn->peer_consumed) {
+        conn->peer_consumed = reported;
+    }
+    return conn->send_seq - conn->peer_consumed < conn->peer_slots;
+}
+
+/* Where a message of `total' bytes must land to end at its slot's end. */
+static uint64_t mca_btl_rwv_slot_raddr (const mca_btl_rwv_conn_t *conn, size_t total)
+{
+    uint64_t slot = conn->send_seq % conn->peer_slots;
+
+    return conn->peer_ring_raddr + (slot + 1) * conn->peer_slot_size - total;
+}
+
+static uint32_t mca_btl_rwv_imm (const mca_btl_rwv_conn_t *conn)
+{
+    return (conn->peer_conn_id << 16) | (uint32_t) (conn->send_seq % conn->peer_slots);
+}
+
+/* Put the header after the payload in `buf'; returns the bytes to write. */
+static size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
+                                 mca_btl_base_tag_t tag, uint8_t flags)
+{
+    mca_btl_rwv_eager_hdr_t hdr = {
+        .len = (uint32_t) len, .tag = tag, .flags = flags,
+        .consumed = conn->recv_seq, .seq = conn->send_seq + 1,
+    };
+
+    memcpy (buf + MCA_BTL_RWV_PAD8(len), &hdr, HDR_SIZE);
+    return MCA_BTL_RWV_PAD8(len) + HDR_SIZE;
+}
+
+static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
+{
+    conn->send_seq++;
+    conn->credits_reported = conn->recv_seq;
+}
+
+static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
+{
+    mca_btl_rwv_rail_t *rail = conn->rail;
+    size_t total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, 0);
+    int rc;
+
+    rc = rail->ops->write (conn, frag->buf, total, frag->reg->desc[rail->index], mca_btl_rwv_slot_raddr (conn, total),
+                           conn->peer_ring_rkey, conn->peer_notify_imm, mca_btl_rwv_imm (conn), &frag->op);
+    if (OPAL_SUCCESS == rc) {
+        mca_btl_rwv_sent (conn);
+    }
+    return rc;
+}
+
+/* A message small enough to inject: its buffer is free when this returns. */
+static int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
+                               mca_btl_base_tag_t tag, uint8_t flags)
+{
+    size_t total = mca_btl_rwv_build (conn, buf, len, tag, flags);
+    int rc;
+
+    rc = conn->rail->ops->inject_write (conn, buf, total, mca_btl_rwv_slot_raddr (conn, total), conn->peer_ring_rkey,
+                                        conn->peer_notify_imm, mca_btl_rwv_imm (conn));
+    if (OPAL_SUCCESS == rc) {
+        mca_btl_rwv_sent (conn);
+    }
+    return rc;
+}
+
+static bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn)
+{
+    return mca_btl_rwv_conn_ready (conn) && opal_list_is_empty (&conn->pending) && mca_btl_rwv_has_credit (conn);
+}
+
+void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn)
+{
+    while (mca_btl_rwv_conn_ready (conn) && !opal_list_is_empty (&conn->pending) && mca_btl_rwv_has_credit (conn)) {
+        mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_get_first (&conn->pending);
+
+        if (OPAL_SUCCESS != mca_btl_rwv_write_frag (conn, frag)) {
+            return; /* the transport is full: retry from progress */
+        }
+        opal_list_remove_first (&conn->pending);
+    }
+}
+
+void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status)
+{
+    mca_btl_rwv_frag_t *frag;
+
+    while (NULL != (frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending))) {
+        mca_btl_rwv_frag_complete (frag, status);
+    }
+}
+
+int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn)
+{
+    unsigned char buf[HDR_SIZE];
+
+    return mca_btl_rwv_inject (conn, buf, 0, 0, MCA_BTL_RWV_HDR_FLAG_HELLO);
+}
+
+/* ------------------------------------------------------------ self */
+
+static void mca_btl_rwv_deliver (mca_btl_base_tag_t tag, void *payload, size_t len)
+{
+    mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
+    mca_btl_base_segment_t segment = {.seg_addr.pval = payload, .seg_len = len};
+    mca_btl_base_descriptor_t des = {.des_segments = &segment, .des_segment_count = 1};
+
+    reg->cbfunc (&mca_btl_rwv_component.module->super, tag, &des, reg->cbdata);
+}
+
+/* ------------------------------------------------------------ send */
+
+int mca_btl_rwv_send (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint,
+                      mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
+{
+    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) descriptor;
+    mca_btl_rwv_conn_t *conn;
+    int rc = OPAL_SUCCESS;
+
+    /* ob1 relies on the completion callback (as btl/vader notes) */
+    frag->base.des_flags |= MCA_BTL_DES_SEND_ALWAYS_CALLBACK;
+    frag->tag = tag;
+    frag->endpoint = endpoint;
+
+    if (endpoint->self) {
+        mca_btl_rwv_deliver (tag, frag->buf, frag->segment.seg_len);
+        mca_btl_rwv_frag_complete (frag, OPAL_SUCCESS);
+        return OPAL_SUCCESS;
+    }
+
+    MCA_BTL_RWV_LOCK(module);
+    conn = mca_btl_rwv_endpoint_conn (endpoint);
+    if (OPAL_UNLIKELY(NULL == conn)) {
+        rc = OPAL_ERR_UNREACH;
+    } else if (!mca_btl_rwv_can_write_now (conn) || OPAL_SUCCESS != mca_btl_rwv_write_frag (conn, frag)) {
+        opal_list_append (&conn->pending, &frag->base.super.super);
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+    return rc;
+}
+
+/* Pack the PML header and payload into `buf'. */
+static void mca_btl_rwv_pack_inline (unsigned char *buf, opal_convertor_t *convertor, const void *header,
+                                     size_t header_size, size_t payload_size)
+{
+    struct iovec iov = {.iov_base = buf + header_size, .iov_len = payload_size};
+    uint32_t iov_count = 1;
+    size_t max_data = payload_size;
+
+    memcpy (buf, header, header_size);
+    if (payload_size) {
+        (void) opal_convertor_pack (convertor, &iov, &iov_count, &max_data);
+    }
+}
+
+/* Send at once, without a descriptor round trip through the PML: injected
+ * when small, else from a registered buffer.  When the connection cannot
+ * take it yet, hand the PML a descriptor so it falls back to send(), which
+ * queues. */
+int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint,
+                       opal_convertor_t *convertor, void *header, size_t header_size,
+                       size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                       mca_btl_base_descriptor_t **descriptor)
+{
+    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    size_t len = header_size + payload_size;
+    mca_btl_rwv_conn_t *conn = NULL;
+    mca_btl_rwv_frag_t *frag;
+    int rc = OPAL_ERR_OUT_OF_RESOURCE;
+
+    MCA_BTL_RWV_LOCK(module);
+    if (!endpoint->self && len <= btl->btl_eager_limit) {
+        conn = mca_btl_rwv_endpoint_conn (endpoint);
+    }
+    if (NULL != conn && mca_btl_rwv_can_write_now (conn)) {
+        if (MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->rail->inject_size) {
+            unsigned char buf[MCA_BTL_RWV_PAD8(len) + HDR_SIZE];
+
+            mca_btl_rwv_pack_inline (buf, convertor, header, header_size, payload_size);
+            rc = mca_btl_rwv_inject (conn, buf, len, tag, 0);
+        } else if (NULL != (frag = mca_btl_rwv_frag_alloc (module, endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP))) {
+            mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
+            frag->segment.seg_len = len;
+            frag->tag = tag;
+            if (OPAL_SUCCESS != mca_btl_rwv_write_frag (conn, frag)) {
+                opal_list_append (&conn->pending, &frag->base.super.super); /* packed: ours now */
+            }
+            rc = OPAL_SUCCESS;
+        }
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+
+    if (OPAL_SUCCESS != rc && NULL != descriptor) {
+        *descriptor = mca_btl_rwv_alloc_descriptor (btl, endpoint, order, len, flags);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ receive */
+
+static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn)
+{
+    uint64_t raddr = conn->peer_ring_raddr + (uint64_t) conn->peer_slots * conn->peer_slot_size;
+
+    if (conn->recv_seq - conn->credits_reported < (uint64_t) mca_btl_rwv_component.eager_slots / 2 ||
+        !mca_btl_rwv_conn_ready (conn)) {
+        return;
+    }
+    if (OPAL_SUCCESS == conn->rail->ops->inject_write (conn, &conn->recv_seq, sizeof (conn->recv_seq), raddr,
+                                                       conn->peer_ring_rkey, false, 0)) {
+        conn->credits_reported = conn->recv_seq;
+    }
+}
+
+static mca_btl_rwv_eager_hdr_t *mca_btl_rwv_next_arrival (mca_btl_rwv_conn_t *conn)
+{
+    size_t slot_size = (size_t) mca_btl_rwv_component.eager_slot_size;
+    size_t slot = conn->recv_seq % (uint64_t) mca_btl_rwv_component.eager_slots;
+    mca_btl_rwv_eager_hdr_t *hdr = (mca_btl_rwv_eager_hdr_t *) (conn->ring + (slot + 1) * slot_size - HDR_SIZE);
+
+    if (conn->notify_imm ? conn->imm_seen <= conn->recv_seq
+                         : ((volatile mca_btl_rwv_eager_hdr_t *) hdr)->seq != conn->recv_seq + 1) {
+        return NULL;
+    }
+    opal_atomic_rmb ();
+    return hdr;
+}
+
+int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_eager_hdr_t *hdr;
+    int count = 0;
+
+    /* an upcall that calls progress must not reach this ring again: its
+     * slot is not consumed (nor credited to the peer) until the upcall returns */
+    if (conn->polling) {
+        return 0;
+    }
+    conn->polling = true;
+    while (NULL != (hdr = mca_btl_rwv_next_arrival (conn))) {
+        conn->may_send = true;
+        if (hdr->consumed > conn->peer_consumed) {
+            conn->peer_consumed = hdr->consumed;
+        }
+        if (!(hdr->flags & MCA_BTL_RWV_HDR_FLAG_HELLO)) {
+            mca_btl_rwv_deliver (hdr->tag, (unsigned char *) hdr - MCA_BTL_RWV_PAD8(hdr->len), hdr->len);
+        }
+        conn->recv_seq++;
+        ++count;
+    }
+    conn->polling = false;
+    if (count) {
+        mca_btl_rwv_return_credits (conn);
+        mca_btl_rwv_conn_flush_pending (conn);
+    }
+    return count;
+}
