@@ -28,7 +28,8 @@ skipped=0
 logdir=$build/test-logs
 
 # Count the check lines of one test's output; a test that fails without
-# saying which check failed counts as one failure.
+# saying which check failed counts as one failure.  With LABEL set, each
+# check line says which configuration it ran in.
 run_test () { # name command...
     local name=$1 rc out
     shift
@@ -43,7 +44,7 @@ run_test () { # name command...
     ok=$(grep -c '^ok - ' "$out")
     notok=$(grep -c '^not ok - ' "$out")
     skip=$(grep -c '^skip - ' "$out")
-    grep -E '^(ok|not ok|skip) - ' "$out"
+    grep -E '^(ok|not ok|skip) - ' "$out" | sed "s|\$|${LABEL:+ [$LABEL]}|"
     if [ "$rc" -eq 77 ] && [ "$ok$notok" = "00" ]; then
         echo "skip - $name: $(tail -n1 "$out")"
         skip=$((skip + 1))
@@ -99,6 +100,27 @@ run_test "regcache: no idle caching without hooks"      $mpirun1 "$bin/regcache/
 run_test "regcache: invalid parameters"                 "$t/regcache/test_regcache_bad_params.sh"
 run_test "cluster: btl/tcp over 2 nodes"                "$t/cluster/test_cluster_tcp_smoke.sh" 2 2
 run_test "cluster: btl/tcp over 3 nodes"                "$t/cluster/test_cluster_tcp_smoke.sh" 3 3
+
+# btl/rwv on one node: each protocol path, then the semantics at 1, 2, 4 ranks
+pingpong="$bin/mpi/test_pingpong_verify -m 16777216"
+for config in "btl rwv" \
+              "btl self,rwv" \
+              "btl self,rwv --mca btl_rwv_flags send,put,get" \
+              "btl self,rwv --mca btl_rwv_rcache grdma" \
+              "btl self,rwv --mca btl_rwv_eager_mode cq" \
+              "btl self,rwv --mca btl_rwv_eager_mode poll --mca btl_rwv_eager_slots 2"; do
+    LABEL="--mca $config" run_test "rwv: ping-pong 0 B to 16 MiB, --mca $config" mpirun -np 2 --mca $config $pingpong
+done
+for np in 1 2 4; do
+    for btls in rwv self,vader,rwv; do
+        LABEL="$np ranks, --mca btl $btls" run_test "rwv: semantics, $np ranks, --mca btl $btls" \
+            mpirun -np $np --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_mpi_semantics"
+    done
+done
+run_test "rwv: invalid parameters"                      "$t/btl/test_rwv_bad_params.sh"
+run_test "rwv: 2 emulated nodes"                        "$t/btl/test_rwv_cluster.sh" 2 1
+run_test "rwv: 3 emulated nodes, 2 rails"               "$t/btl/test_rwv_cluster.sh" 3 2
+run_test "rwv: unreachable and dying peers"             "$t/btl/test_rwv_failures.sh"
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -6,9 +6,12 @@
  * lost, stale, shifted or truncated message is caught, not just a missing
  * one.  Rank 0 prints which hosts the ranks ran on and one line per check.
  *
- *   test_pingpong_verify [-m MAX_BYTES] [-i ITERATIONS]
+ *   test_pingpong_verify [-m MAX_BYTES] [-i ITERATIONS] [-d DELAY_S] [-k]
+ *     -d   sleep DELAY_S seconds after MPI_Init, before any communication
+ *     -k   the last rank kills itself (SIGKILL) in the middle of the run
  */
 #include <mpi.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,20 +86,22 @@ static void print_hosts (int rank, int size)
 int main (int argc, char **argv)
 {
     size_t max = 4 << 20, nsizes = 0;
-    int iters = 3, rank, size, opt, half, peer;
+    int iters = 3, rank, size, opt, half, peer, delay = 0, suicide = 0;
     long bad = 0, total_bad;
     unsigned char *buf;
 
     MPI_Init (&argc, &argv);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &size);
-    while (-1 != (opt = getopt (argc, argv, "m:i:"))) {
+    while (-1 != (opt = getopt (argc, argv, "m:i:d:k"))) {
         switch (opt) {
         case 'm': max = strtoull (optarg, NULL, 0); break;
         case 'i': iters = atoi (optarg); break;
+        case 'd': delay = atoi (optarg); break;
+        case 'k': suicide = 1; break;
         default:
             if (0 == rank) {
-                fprintf (stderr, "usage: %s [-m MAX_BYTES] [-i ITERATIONS]\n", argv[0]);
+                fprintf (stderr, "usage: %s [-m MAX_BYTES] [-i ITERATIONS] [-d DELAY_S] [-k]\n", argv[0]);
             }
             MPI_Abort (MPI_COMM_WORLD, 2);
         }
@@ -107,6 +112,7 @@ int main (int argc, char **argv)
         }
         MPI_Abort (MPI_COMM_WORLD, 2);
     }
+    sleep ((unsigned) delay);
     print_hosts (rank, size);
 
     half = size / 2;
@@ -114,6 +120,9 @@ int main (int argc, char **argv)
     buf = malloc (max ? max : 1);
 
     for (size_t len = 0 ; len <= max ; len = next_size (len), ++nsizes) {
+        if (suicide && rank == size - 1 && len > max / 4) {
+            raise (SIGKILL); /* a peer dying in the middle of a transfer */
+        }
         for (int it = 0 ; it < iters ; ++it) {
             if (rank < half) {
                 fill (buf, len, it, 0);

@@ -2,6 +2,7 @@
 # Proves invalid regcache limits are rejected at open with a show_help
 # message naming the parameter, and the cache then works with its defaults.
 set -u
+. "$(dirname "$0")/../lib.sh"
 test_bin=$RWV_BUILD/test/regcache/test_regcache
 fail=0
 err=$(mktemp)
@@ -10,7 +11,7 @@ for param in max_pinned_bytes:0 max_entries:-5; do
     name=rcache_regcache_${param%%:*}
     value=${param#*:}
     # stderr apart: mpirun would interleave the help text with the program's lines
-    out=$(env "OMPI_MCA_$name=$value" mpirun -np 1 "$test_bin" regcache basic 2>"$err")
+    out=$(run_keeping_help "$err" env "OMPI_MCA_$name=$value" mpirun -np 1 "$test_bin" regcache basic)
     rc=$?
     if grep -q "The MCA parameter $name was set to $value, but it must be greater than zero" "$err"; then
         echo "ok - $name=$value is rejected with a message naming the parameter and the fix"

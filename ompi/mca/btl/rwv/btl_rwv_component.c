@@ -80,11 +80,11 @@ static int rwv_register (void)
         "loopback interface is only ever used between processes on one node", "", &c->if_exclude);
     rwv_register_int ("eager_slots",
         "Slots in the receive ring each peer writes eager messages into (at least 2). Also "
-        "the most messages in flight to one peer before sends queue", 32, &c->eager_slots);
+        "the most messages in flight to one peer before sends queue", 16, &c->eager_slots);
     rwv_register_int ("eager_slot_size",
         "Bytes per receive-ring slot, a multiple of 8 from 256 to 1048576. A message of up to "
         "slot size - 24 bytes travels eagerly; memory per connected peer and rail is "
-        "eager_slots * eager_slot_size + 64 bytes", 8192, &c->eager_slot_size);
+        "eager_slots * eager_slot_size + 64 bytes", 32768, &c->eager_slot_size);
     rwv_register_string ("eager_mode",
         "How a receiver sees an eager message arrive: poll (watch the sequence word at the "
         "end of the next slot; needs in-order data placement), cq (the write carries "
@@ -104,7 +104,7 @@ static int rwv_register (void)
         MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT, &c->backends);
 
     /* the standard BTL parameters: btl_rwv_eager_limit, _exclusivity, _put_limit, ... */
-    template->btl_eager_limit = 8192 - sizeof (mca_btl_rwv_eager_hdr_t);
+    template->btl_eager_limit = 32768 - sizeof (mca_btl_rwv_eager_hdr_t);
     template->btl_rndv_eager_limit = template->btl_eager_limit;
     template->btl_max_send_size = template->btl_eager_limit;
     return mca_btl_base_param_register (&c->super.btl_version, template);

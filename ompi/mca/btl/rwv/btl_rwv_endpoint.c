@@ -177,6 +177,7 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endp
     conn->id = (uint32_t) opal_pointer_array_add (&module->conns, conn);
     conn->state = MCA_BTL_RWV_CONN_IDLE;
     endpoint->conns[rail->index] = conn;
+    rail->num_conns++;
     return conn;
 }
 
@@ -414,6 +415,7 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
     OBJ_DESTRUCT(&conn->pending);
     conn->rail->ops->mr_dereg (conn->rail, conn->ring_mr);
     opal_pointer_array_set_item (&module->conns, conn->id, NULL);
+    conn->rail->num_conns--;
     free (conn->ring);
     free (conn);
 }

@@ -67,6 +67,7 @@ struct mca_btl_rwv_rail_t {
     size_t inject_size;             /* largest inject_write */
     bool virt_addr;                 /* remote addresses are virtual, not offsets */
     bool ordered_placement;         /* a write's bytes land in order: poll mode is safe */
+    int num_conns;                  /* connections on this rail: no CQ to poll without them */
 };
 
 /* Where to address `vaddr' inside memory registered from `base' on `rail'. */

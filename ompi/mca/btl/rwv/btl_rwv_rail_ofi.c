@@ -45,6 +45,7 @@ typedef struct mca_btl_rwv_ofi_rail_t {
     struct fid_cq *cq;
     struct fid_pep *pep;
     uint64_t next_key;      /* keys we choose, where the provider lets us */
+    unsigned calls;         /* progress calls, to poll the event queue now and then */
     bool prov_key;
 } mca_btl_rwv_ofi_rail_t;
 
@@ -313,11 +314,14 @@ static void ofi_cq_error (mca_btl_rwv_ofi_rail_t *rail)
     ((mca_btl_rwv_op_t *) err.op_context)->complete (err.op_context, OPAL_ERR_UNREACH);
 }
 
+/* Each queue read can cost a system call: the completion queue is read
+ * only when the rail carries connections, the event queue (connection
+ * set-up) on every eighth call. */
 static int ofi_progress (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
     struct fi_cq_data_entry entries[16];
-    ssize_t n = fi_cq_read (rail->cq, entries, 16);
+    ssize_t n = r->num_conns ? fi_cq_read (rail->cq, entries, 16) : 0;
     int count = 0;
 
     if (-FI_EAVAIL == n) {
@@ -331,7 +335,10 @@ static int ofi_progress (mca_btl_rwv_rail_t *r)
             ((mca_btl_rwv_op_t *) entries[i].op_context)->complete (entries[i].op_context, OPAL_SUCCESS);
         }
     }
-    return count + (n > 0 ? (int) n : 0) + ofi_progress_cm (rail);
+    if (0 == (rail->calls++ & 7)) {
+        count += ofi_progress_cm (rail);
+    }
+    return count + (n > 0 ? (int) n : 0);
 }
 
 static void ofi_close (mca_btl_rwv_rail_t *r)

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Proves invalid btl/rwv parameters give a clear message and rwv steps
+# aside: the job runs on the other BTLs, or stops with that message (never
+# a hang) when rwv was the only network BTL.
+set -u
+. "$(dirname "$0")/../lib.sh"
+bin=$RWV_BUILD/test/mpi/test_pingpong_verify
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+fail=0
+
+check_param () { # description mca-args... -- expected-message
+    local what=$1
+    shift
+    local args=()
+    while [ "$1" != "--" ]; do args+=("$1"); shift; done
+    local expect=$2
+    local out rc
+
+    out=$(run_keeping_help "$err" timeout 60 mpirun -np 2 --mca btl self,vader,tcp,rwv "${args[@]}" "$bin" -m 65536)
+    rc=$?
+    if [ "$rc" -eq 0 ] && echo "$out" | grep -q '^ok - ping-pong' && grep -q "$expect" "$err"; then
+        echo "ok - $what: clear message, and the job runs on the other BTLs"
+    else
+        echo "not ok - $what with other BTLs: exit $rc"; tail -5 "$err"; fail=1
+    fi
+    out=$(run_keeping_help "$err" timeout 60 mpirun -np 2 --mca btl self,rwv "${args[@]}" "$bin" -m 65536)
+    rc=$?
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "$expect" "$err"; then
+        echo "ok - $what: with rwv the only network BTL the job stops with that message"
+    else
+        echo "not ok - $what alone: exit $rc"; tail -5 "$err"; fail=1
+    fi
+}
+
+check_param "an eager limit larger than a ring slot" \
+    --mca btl_rwv_eager_limit 1000000 -- "an eager message must fit in one ring slot"
+check_param "zero eager slots" --mca btl_rwv_eager_slots 0 -- "btl_rwv_eager_slots = 0"
+check_param "an unknown eager mode" --mca btl_rwv_eager_mode fast -- "use auto, poll or cq"
+check_param "an interface list matching nothing" --mca btl_rwv_if_include nosuchif0 -- "found no usable network rail"
+check_param "an unknown provider" --mca btl_rwv_provider_include nosuchprov -- "btl_rwv_provider_include = nosuchprov"
+exit $fail
