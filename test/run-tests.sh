@@ -117,6 +117,10 @@ for np in 1 2 4; do
             mpirun -np $np --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_mpi_semantics"
     done
 done
+for btls in self,rwv self,vader,rwv; do
+    LABEL="2 ranks, --mca btl $btls" run_test "rwv: MPI_THREAD_MULTIPLE, --mca btl $btls" \
+        mpirun -np 2 --mca btl $btls "$bin/mpi/test_mpi_threads"
+done
 run_test "rwv: invalid parameters"                      "$t/btl/test_rwv_bad_params.sh"
 run_test "rwv: 2 emulated nodes"                        "$t/btl/test_rwv_cluster.sh" 2 1
 run_test "rwv: 3 emulated nodes, 2 rails"               "$t/btl/test_rwv_cluster.sh" 3 2

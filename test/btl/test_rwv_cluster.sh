@@ -22,6 +22,10 @@ out=$(cluster_mpirun "${common[@]}" --mca btl self,vader,rwv "$bin/test_mpi_sema
 echo "$out" | grep -E '^(ok|not ok|skip) - ' | sed "s/\$/ over rwv $label/"
 echo "$out" | grep -q '^ok - ' || echo "$out" | tail -5
 
+out=$(cluster_mpirun "${common[@]}" --mca btl self,vader,rwv "$bin/test_mpi_threads" 2>&1)
+echo "$out" | grep -E '^(ok|not ok) - ' | sed "s/\$/ over rwv $label/"
+echo "$out" | grep -q '^ok - ' || echo "$out" | tail -5
+
 # default BTL set (self, vader, tcp and rwv): who carries what
 out=$(cluster_mpirun -np 4 --map-by node --mca mpi_yield_when_idle 1 --mca btl_base_verbose 100 \
       "$bin/test_pingpong_verify" -m 65536 2>&1)

@@ -65,9 +65,13 @@ typedef struct mca_btl_rwv_module_t {
     opal_pointer_array_t conns;      /* every connection, by id (immediate data names it) */
     mca_btl_base_module_error_cb_fn_t error_cb;
 
-    /* taken only with MPI_THREAD_MULTIPLE; recursive because upcalls to the
-     * PML may call back into the BTL */
+    /* connection state, queues and ring counters; never held across an upcall
+     * to the PML (which takes its own locks and may call back in).  Taken only
+     * with MPI_THREAD_MULTIPLE; recursive for the rare failure paths */
     opal_recursive_mutex_t lock;
+    /* one thread progresses at a time; a nested or concurrent call returns at once */
+    volatile int32_t progressing;
+    unsigned progress_calls;
 } mca_btl_rwv_module_t;
 
 typedef struct mca_btl_rwv_component_t {

@@ -12,6 +12,7 @@
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
+#include "opal/sys/atomic.h"
 
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
@@ -217,7 +218,8 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
         return NULL;
     }
     *module = mca_btl_rwv_module_template;
-    (void) mca_btl_rwv_ofi_discover (module->rails, MCA_BTL_RWV_MAX_RAILS, &module->num_rails);
+    (void) mca_btl_rwv_ofi_discover (module->rails, MCA_BTL_RWV_MAX_RAILS, &module->num_rails,
+                                     enable_mpi_threads || enable_progress_threads);
     if (0 == module->num_rails) {
         rwv_report_no_rails ();
         free (module);
@@ -244,16 +246,23 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
 
 int mca_btl_rwv_progress (void)
 {
-    static unsigned calls;
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    int32_t idle = 0;
     int count = 0, size;
 
-    if (NULL == module) {
+    if (NULL == module || !opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
         return 0;
     }
-    MCA_BTL_RWV_LOCK(module);
     for (int i = 0 ; i < module->num_rails ; ++i) {
-        count += module->rails[i]->ops->progress (module->rails[i]);
+        count += module->rails[i]->ops->poll_completions (module->rails[i]);
+    }
+    /* connection set-up is rare: look every eighth call */
+    if (0 == (module->progress_calls & 7)) {
+        MCA_BTL_RWV_LOCK(module);
+        for (int i = 0 ; i < module->num_rails ; ++i) {
+            count += module->rails[i]->ops->poll_connections (module->rails[i]);
+        }
+        MCA_BTL_RWV_UNLOCK(module);
     }
     size = opal_pointer_array_get_size (&module->conns);
     for (int i = 0 ; i < size ; ++i) {
@@ -261,12 +270,14 @@ int mca_btl_rwv_progress (void)
 
         if (NULL != conn && MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
             count += mca_btl_rwv_conn_poll_ring (conn);
-            mca_btl_rwv_conn_flush_pending (conn);
         }
     }
-    if (0 == (++calls & 1023)) {
+    if (0 == (module->progress_calls++ & 1023)) {
+        MCA_BTL_RWV_LOCK(module);
         mca_btl_rwv_conn_check_timeouts (module);
+        MCA_BTL_RWV_UNLOCK(module);
     }
-    MCA_BTL_RWV_UNLOCK(module);
+    opal_atomic_wmb ();
+    module->progressing = 0;
     return count;
 }

@@ -65,35 +65,30 @@ static bool mca_btl_rwv_same_network (const mca_btl_rwv_rail_addr_t *a, const mc
     return (a->ipv4 & mask) == (b->ipv4 & mask);
 }
 
-/* The first local rail that shares an IP network with one of the peer's
- * rails; loopback rails only for peers on this node.  Fills in which of the
- * peer's addresses to connect to. */
-static int mca_btl_rwv_choose_rail (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint)
-{
-    bool local = OPAL_PROC_ON_LOCAL_NODE(endpoint->proc->proc_flags);
-
-    for (int r = 0 ; r < module->num_rails ; ++r) {
-        const mca_btl_rwv_rail_addr_t *mine = &module->rails[r]->addr;
-
-        if (mine->loopback && !local) {
-            continue;
-        }
-        for (int p = 0 ; p < endpoint->num_peer_rails ; ++p) {
-            if (mine->loopback == endpoint->peer_rails[p].loopback &&
-                mca_btl_rwv_same_network (mine, &endpoint->peer_rails[p])) {
-                return r;
-            }
-        }
-    }
-    return -1;
-}
-
 static int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_rail_t *rail)
 {
     for (int p = 0 ; p < endpoint->num_peer_rails ; ++p) {
         if (rail->addr.loopback == endpoint->peer_rails[p].loopback &&
             mca_btl_rwv_same_network (&rail->addr, &endpoint->peer_rails[p])) {
             return p;
+        }
+    }
+    return -1;
+}
+
+/* The first local rail that shares an IP network with one of the peer's
+ * rails: the loopback rail first for a peer on this node, never for others. */
+static int mca_btl_rwv_choose_rail (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint)
+{
+    bool local = OPAL_PROC_ON_LOCAL_NODE(endpoint->proc->proc_flags);
+
+    for (int pass = local ? 0 : 1 ; pass < 2 ; ++pass) {
+        for (int r = 0 ; r < module->num_rails ; ++r) {
+            mca_btl_rwv_rail_t *rail = module->rails[r];
+
+            if (rail->addr.loopback == (0 == pass) && mca_btl_rwv_peer_rail_for (endpoint, rail) >= 0) {
+                return r;
+            }
         }
     }
     return -1;
@@ -296,6 +291,7 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
         rail->ops->disconnect (conn);
         break;
     case MCA_BTL_RWV_CONN_IDLE:
+    case MCA_BTL_RWV_CONN_AWAITING:
     case MCA_BTL_RWV_CONN_FAILED:
         break;
     default:
@@ -369,6 +365,20 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
     mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
 }
 
+/* Our attempt was refused.  From a higher rank that is the crossing rule
+ * at work: its own request follows. */
+void mca_btl_rwv_conn_refused (mca_btl_rwv_conn_t *conn, const char *why)
+{
+    if (MCA_BTL_RWV_CONN_CONNECTING == conn->state &&
+        opal_compare_proc (opal_proc_local_get ()->proc_name, conn->endpoint->proc->proc_name) < 0) {
+        conn->rail->ops->disconnect (conn);
+        conn->state = MCA_BTL_RWV_CONN_AWAITING;
+        RWV_TRACE("btl/rwv: %s refused our attempt; awaiting its own", OPAL_NAME_PRINT(conn->endpoint->proc->proc_name));
+        return;
+    }
+    mca_btl_rwv_conn_failed (conn, why);
+}
+
 /* The peer closed the connection (it is finalizing).  Nothing lost unless
  * messages were still queued; a later message reconnects. */
 void mca_btl_rwv_conn_closed (mca_btl_rwv_conn_t *conn)
@@ -399,7 +409,8 @@ int mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module)
         mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
 
         if (NULL != conn && (MCA_BTL_RWV_CONN_CONNECTING == conn->state ||
-                             MCA_BTL_RWV_CONN_ACCEPTING == conn->state) && now > conn->deadline) {
+                             MCA_BTL_RWV_CONN_ACCEPTING == conn->state ||
+                             MCA_BTL_RWV_CONN_AWAITING == conn->state) && now > conn->deadline) {
             mca_btl_rwv_conn_failed (conn, "no answer before btl_rwv_connect_timeout");
         }
     }

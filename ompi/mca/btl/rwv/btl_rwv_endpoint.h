@@ -7,11 +7,15 @@
  *   IDLE --first traffic--> CONNECTING --connected--> CONNECTED
  *     |                         |  a crossing request from a higher rank:
  *     |                         +--> ACCEPTING (ours abandoned)
+ *     |                         |  ours refused by a higher rank, whose own
+ *     |                         +--> AWAITING   request is on its way
  *     +--request from peer----------> ACCEPTING --connected--> CONNECTED
  *   any --error, timeout, peer gone--> FAILED
  *
  * Either side may start; when both start at once the higher rank's attempt
- * wins (the lower rank listens, the higher connects).  The active side sends
+ * wins (the lower rank listens, the higher connects).  The higher rank
+ * refuses the lower one's crossing attempt, and that refusal may arrive
+ * before the higher rank's request: the lower rank then waits for it.  The active side sends
  * first: it writes a hello into the peer's ring at once, and the passive
  * side sends nothing until it has seen a message on that connection.
  */
@@ -29,6 +33,7 @@ typedef enum {
     MCA_BTL_RWV_CONN_IDLE,
     MCA_BTL_RWV_CONN_CONNECTING,
     MCA_BTL_RWV_CONN_ACCEPTING,
+    MCA_BTL_RWV_CONN_AWAITING,
     MCA_BTL_RWV_CONN_CONNECTED,
     MCA_BTL_RWV_CONN_FAILED,
 } mca_btl_rwv_conn_state_t;
@@ -68,7 +73,6 @@ typedef struct mca_btl_rwv_conn_t {
     uint64_t ring_rkey;
     bool notify_imm;           /* we asked for immediate data */
     uint64_t recv_seq;         /* messages consumed from our ring */
-    bool polling;              /* inside an upcall from this ring */
     uint64_t imm_seen;         /* immediate-data events for our ring (cq mode) */
     uint64_t credits_reported; /* recv_seq last told to the peer */
 

@@ -54,8 +54,12 @@ typedef struct mca_btl_rwv_rail_ops_t {
                    uint64_t *rkey);
     void (*mr_dereg) (mca_btl_rwv_rail_t *rail, void *mr);
 
-    /* poll completions and connection events; returns how many were handled */
-    int (*progress) (mca_btl_rwv_rail_t *rail);
+    /* poll completions, calling op->complete and mca_btl_rwv_conn_remote_data;
+     * runs without the module lock, since completions call up into the PML */
+    int (*poll_completions) (mca_btl_rwv_rail_t *rail);
+    /* poll connection events, calling the mca_btl_rwv_conn_* functions below;
+     * runs under the module lock */
+    int (*poll_connections) (mca_btl_rwv_rail_t *rail);
     void (*close) (mca_btl_rwv_rail_t *rail);
 } mca_btl_rwv_rail_ops_t;
 
@@ -77,8 +81,9 @@ static inline uint64_t mca_btl_rwv_rail_raddr (const mca_btl_rwv_rail_t *rail, u
     return rail->virt_addr ? vaddr : vaddr - base;
 }
 
-/* The libfabric backend: one rail per usable FI_EP_MSG domain address. */
-int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails);
+/* The libfabric backend: one rail per usable FI_EP_MSG domain address.
+ * thread_safe: other threads may call in (MPI_THREAD_MULTIPLE). */
+int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool thread_safe);
 
 /* Calls from a backend into the connection manager (btl_rwv_endpoint.c). */
 void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data,
@@ -86,6 +91,7 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
 void mca_btl_rwv_conn_established (struct mca_btl_rwv_conn_t *conn, const void *cm_data,
                                    size_t cm_len);
 void mca_btl_rwv_conn_failed (struct mca_btl_rwv_conn_t *conn, const char *why);
+void mca_btl_rwv_conn_refused (struct mca_btl_rwv_conn_t *conn, const char *why);
 void mca_btl_rwv_conn_closed (struct mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, uint32_t imm);
 

@@ -45,7 +45,6 @@ typedef struct mca_btl_rwv_ofi_rail_t {
     struct fid_cq *cq;
     struct fid_pep *pep;
     uint64_t next_key;      /* keys we choose, where the provider lets us */
-    unsigned calls;         /* progress calls, to poll the event queue now and then */
     bool prov_key;
 } mca_btl_rwv_ofi_rail_t;
 
@@ -269,6 +268,7 @@ static void ofi_cm_error (mca_btl_rwv_ofi_rail_t *rail)
 {
     struct fi_eq_err_entry err = {0};
     mca_btl_rwv_ofi_ep_t *oep;
+    char why[128];
 
     if (fi_eq_readerr (rail->eq, &err, 0) < 0 || NULL == err.fid || &rail->pep->fid == err.fid) {
         return;
@@ -277,13 +277,20 @@ static void ofi_cm_error (mca_btl_rwv_ofi_rail_t *rail)
     oep->connecting = false;
     if (NULL == oep->conn) {
         ofi_ep_close (oep);     /* an abandoned attempt, refused as expected */
+        return;
+    }
+    /* fi_strerror's buffer may be reused before we are done with it */
+    snprintf (why, sizeof (why), "%s", fi_strerror (err.err));
+    if (FI_ECONNREFUSED == err.err) {
+        mca_btl_rwv_conn_refused (oep->conn, why);
     } else {
-        mca_btl_rwv_conn_failed (oep->conn, fi_strerror (err.err));
+        mca_btl_rwv_conn_failed (oep->conn, why);
     }
 }
 
-static int ofi_progress_cm (mca_btl_rwv_ofi_rail_t *rail)
+static int ofi_poll_connections (mca_btl_rwv_rail_t *r)
 {
+    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
     union {
         struct fi_eq_cm_entry entry;
         unsigned char bytes[sizeof (struct fi_eq_cm_entry) + RWV_OFI_CM_MAX];
@@ -314,10 +321,8 @@ static void ofi_cq_error (mca_btl_rwv_ofi_rail_t *rail)
     ((mca_btl_rwv_op_t *) err.op_context)->complete (err.op_context, OPAL_ERR_UNREACH);
 }
 
-/* Each queue read can cost a system call: the completion queue is read
- * only when the rail carries connections, the event queue (connection
- * set-up) on every eighth call. */
-static int ofi_progress (mca_btl_rwv_rail_t *r)
+/* A queue read can cost a system call: none without connections. */
+static int ofi_poll_completions (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
     struct fi_cq_data_entry entries[16];
@@ -334,9 +339,6 @@ static int ofi_progress (mca_btl_rwv_rail_t *r)
         } else if (NULL != entries[i].op_context) {
             ((mca_btl_rwv_op_t *) entries[i].op_context)->complete (entries[i].op_context, OPAL_SUCCESS);
         }
-    }
-    if (0 == (rail->calls++ & 7)) {
-        count += ofi_progress_cm (rail);
     }
     return count + (n > 0 ? (int) n : 0);
 }
@@ -374,7 +376,8 @@ static const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
     .read = ofi_read,
     .mr_reg = ofi_mr_reg,
     .mr_dereg = ofi_mr_dereg,
-    .progress = ofi_progress,
+    .poll_completions = ofi_poll_completions,
+    .poll_connections = ofi_poll_connections,
     .close = ofi_close,
 };
 
@@ -503,7 +506,7 @@ static bool ofi_address_taken (mca_btl_rwv_rail_t **rails, int num_rails, const 
     return false;
 }
 
-int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails)
+int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool thread_safe)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
     char **prov_inc = c->provider_include && *c->provider_include ? opal_argv_split (c->provider_include, ',') : NULL;
@@ -518,7 +521,9 @@ int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *nu
     hints->caps = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
     hints->addr_format = FI_SOCKADDR_IN;
     hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    /* the module lock serialises sends and progress, but memory registration
+     * runs under the rcache's lock and may meet another thread in the provider */
+    hints->domain_attr->threading = thread_safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
     rc = fi_getinfo (RWV_OFI_API, NULL, NULL, 0, hints, &list);
     fi_freeinfo (hints);
 

@@ -268,32 +268,37 @@ static mca_btl_rwv_eager_hdr_t *mca_btl_rwv_next_arrival (mca_btl_rwv_conn_t *co
     return hdr;
 }
 
+/* Deliver what arrived.  Only the progressing thread gets here (see
+ * mca_btl_rwv_progress), so nobody else reads this ring; the state lock is
+ * dropped around each upcall.  A slot counts as consumed, and is credited
+ * to the peer, only once its upcall has returned. */
 int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_eager_hdr_t *hdr;
     int count = 0;
 
-    /* an upcall that calls progress must not reach this ring again: its
-     * slot is not consumed (nor credited to the peer) until the upcall returns */
-    if (conn->polling) {
-        return 0;
-    }
-    conn->polling = true;
     while (NULL != (hdr = mca_btl_rwv_next_arrival (conn))) {
+        MCA_BTL_RWV_LOCK(module);
         conn->may_send = true;
         if (hdr->consumed > conn->peer_consumed) {
             conn->peer_consumed = hdr->consumed;
         }
+        MCA_BTL_RWV_UNLOCK(module);
         if (!(hdr->flags & MCA_BTL_RWV_HDR_FLAG_HELLO)) {
             mca_btl_rwv_deliver (hdr->tag, (unsigned char *) hdr - MCA_BTL_RWV_PAD8(hdr->len), hdr->len);
         }
+        MCA_BTL_RWV_LOCK(module);
         conn->recv_seq++;
+        MCA_BTL_RWV_UNLOCK(module);
         ++count;
     }
-    conn->polling = false;
+    MCA_BTL_RWV_LOCK(module);
     if (count) {
         mca_btl_rwv_return_credits (conn);
-        mca_btl_rwv_conn_flush_pending (conn);
     }
+    /* credits may also have come as a write into our credit word */
+    mca_btl_rwv_conn_flush_pending (conn);
+    MCA_BTL_RWV_UNLOCK(module);
     return count;
 }

@@ -31,6 +31,7 @@
 #include "opal/mca/rcache/rcache.h"
 #include "opal/sys/atomic.h"
 
+#include <pthread.h>
 #include <sched.h>
 
 BEGIN_C_DECLS
@@ -82,7 +83,7 @@ typedef struct mca_rcache_regcache_module_t {
 
     /* protects everything below; see mca_rcache_regcache_lock() */
     opal_atomic_lock_t lock;
-    const void *volatile lock_owner;
+    volatile uintptr_t lock_owner;  /* pthread_self() of the holder, 0 when free */
     int lock_depth;
     opal_interval_tree_t tree;
     opal_list_t lru;          /* idle cached entries, least recently released first */
@@ -93,18 +94,17 @@ typedef struct mca_rcache_regcache_module_t {
     mca_rcache_regcache_stats_t stats;
 } mca_rcache_regcache_module_t;
 
-/* Its address names the calling thread. */
-extern __thread char mca_rcache_regcache_thread_tag;
-
 /* The cache lock.  Always taken, even without MPI_THREAD_MULTIPLE, because
  * any thread may free memory and so run the memory hook.  Re-entrant,
  * because that hook can fire inside our own critical section when a
  * register/deregister callback or an allocation frees memory.  A spinlock
  * tagged with its owner costs a fraction of a recursive pthread mutex,
- * which would be most of a cache hit. */
+ * which would be most of a cache hit.  The owner is pthread_self(), not a
+ * __thread variable: in a dlopen()ed library a thread's first touch of one
+ * calls malloc, and this lock is taken inside free(). */
 static inline void mca_rcache_regcache_lock (mca_rcache_regcache_module_t *cache)
 {
-    const void *self = &mca_rcache_regcache_thread_tag;
+    const uintptr_t self = (uintptr_t) pthread_self ();
 
     if (cache->lock_owner == self) {
         ++cache->lock_depth;
@@ -120,7 +120,7 @@ static inline void mca_rcache_regcache_lock (mca_rcache_regcache_module_t *cache
 static inline void mca_rcache_regcache_unlock (mca_rcache_regcache_module_t *cache)
 {
     if (0 == --cache->lock_depth) {
-        cache->lock_owner = NULL;
+        cache->lock_owner = 0;
         opal_atomic_unlock (&cache->lock);
     }
 }

@@ -17,8 +17,6 @@
 
 #include "rcache_regcache.h"
 
-__thread char mca_rcache_regcache_thread_tag;
-
 #define REG_LIST_ITEM(reg) ((opal_list_item_t *) (reg))
 #define REG_SIZE(reg) ((uint64_t) ((reg)->bound - (reg)->base) + 1)
 
