@@ -26,6 +26,19 @@ out=$(cluster_mpirun "${common[@]}" --mca btl self,vader,rwv "$bin/test_mpi_thre
 echo "$out" | grep -E '^(ok|not ok) - ' | sed "s/\$/ over rwv $label/"
 echo "$out" | grep -q '^ok - ' || echo "$out" | tail -5
 
+# rails chosen by network: with two rails, the second one named by CIDR
+if [ "$rails" -ge 2 ]; then
+    cidr=$(cluster_rail_cidr 2)
+    out=$(cluster_mpirun "${common[@]}" --mca btl self,vader,rwv --mca btl_rwv_if_include "$cidr" \
+          --mca btl_base_verbose 100 "$bin/test_pingpong_verify" -m 1048576 2>&1)
+    if echo "$out" | grep -q '^ok - ' && echo "$out" | grep -q 'connecting to .* on ofi/tcp r2 ' &&
+       ! echo "$out" | grep -q 'connecting to .* on ofi/tcp r1 '; then
+        echo "ok - btl_rwv_if_include $cidr puts the traffic on rail 2 only $label"
+    else
+        echo "not ok - btl_rwv_if_include $cidr $label"; echo "$out" | grep -E 'connecting|^ok|^not' | head
+    fi
+fi
+
 # default BTL set (self, vader, tcp and rwv): who carries what
 out=$(cluster_mpirun -np 4 --map-by node --mca mpi_yield_when_idle 1 --mca btl_base_verbose 100 \
       "$bin/test_pingpong_verify" -m 65536 2>&1)

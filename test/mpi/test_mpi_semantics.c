@@ -42,12 +42,15 @@ static long bad_bytes (const unsigned char *buf, size_t len, uint64_t seed)
     return bad;
 }
 
-/* Every rank's count summed; rank 0 prints the verdict. */
+/* Every rank's count summed; rank 0 prints the verdict.  The barrier keeps
+ * checks apart: the next check's messages must not meet this one's
+ * wildcard receives. */
 static void report (long local_bad, const char *what)
 {
     long bad = 0;
 
     MPI_Reduce (&local_bad, &bad, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Barrier (MPI_COMM_WORLD);
     if (0 == rank) {
         printf ("%s - %s (%d ranks)%s", bad ? "not ok" : "ok", what, nprocs, bad ? "" : "\n");
         if (bad) {
