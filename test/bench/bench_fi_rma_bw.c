@@ -24,6 +24,8 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
+#include "bench_stats.h"
+
 #define MAX_SIZE (16u << 20)
 #define MAX_REPEATS 51
 
@@ -139,12 +141,6 @@ static double now (void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int cmp_double (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
 static double round_mbps (const struct peer_info *peer, size_t size, int window, int rounds)
 {
     double t0 = now ();
@@ -187,8 +183,7 @@ static void client (struct fi_info *info, int window, int repeats, char **sizes,
         for (int r = 0 ; r < repeats ; ++r) {
             mbps[r] = round_mbps (&entry.peer, size, window, rounds);
         }
-        qsort (mbps, repeats, sizeof (double), cmp_double);
-        printf ("%zu %.1f\n", size, mbps[repeats / 2]);
+        printf ("%zu %.1f\n", size, bench_median (mbps, repeats));
         fflush (stdout);
     }
     fi_shutdown (ep, 0);

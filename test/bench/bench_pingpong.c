@@ -14,19 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_stats.h"
+
 #define MAX_REPEATS 101
-
-static int cmp_double (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
-static double median (double *v, int n)
-{
-    qsort (v, n, sizeof (*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* enough round trips for about 20 ms of traffic at a guessed rate */
 static int iterations (size_t size)
@@ -131,7 +121,7 @@ int main (int argc, char **argv)
             bw[r] = stream (rank, buf, size, window, iters / window + 1, &bad);
         }
         if (0 == rank) {
-            printf ("%zu %.2f %.1f\n", size, median (lat, repeats), median (bw, repeats));
+            printf ("%zu %.2f %.1f\n", size, bench_median (lat, repeats), bench_median (bw, repeats));
             fflush (stdout);
         }
     }

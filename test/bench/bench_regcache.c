@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_stats.h"
+
 #include "opal/mca/rcache/base/base.h"
 
 #define MAX_CACHES 4
@@ -79,18 +81,6 @@ static double time_misses (mca_rcache_base_module_t *rc, char *region, size_t pa
     return elapsed / pages;
 }
 
-static int cmp_double (const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
-static double median (double *v, int n)
-{
-    qsort (v, n, sizeof (*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int main (int argc, char **argv)
 {
     int repeats = 11, opt, ncaches;
@@ -149,9 +139,9 @@ int main (int argc, char **argv)
 
     printf ("| rcache | hit pair (ns) | miss pair (ns) | hit vs %s | miss vs %s |\n", names[0], names[0]);
     printf ("|---|---:|---:|---:|---:|\n");
-    double hit0 = median (hit[0], repeats), miss0 = median (miss[0], repeats);
+    double hit0 = bench_median (hit[0], repeats), miss0 = bench_median (miss[0], repeats);
     for (int c = 0 ; c < ncaches ; ++c) {
-        double h = median (hit[c], repeats), m = median (miss[c], repeats);
+        double h = bench_median (hit[c], repeats), m = bench_median (miss[c], repeats);
         printf ("| %s | %.1f | %.1f | %.2fx | %.2fx |\n", names[c], h, m, h / hit0, m / miss0);
     }
     printf ("\nmedians of %d repeats; hit: %ld pairs on one 64 KiB buffer; miss: %ld distinct pages "

@@ -90,7 +90,6 @@ typedef struct mca_btl_rwv_component_t {
     char *backends;                  /* read only: what this build contains */
 
     mca_btl_rwv_module_t *module;    /* the one module, once initialised */
-    bool disabled;                   /* a parameter was invalid */
 } mca_btl_rwv_component_t;
 
 OPAL_DECLSPEC extern mca_btl_rwv_component_t mca_btl_rwv_component;
