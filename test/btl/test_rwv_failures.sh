@@ -2,7 +2,9 @@
 # Proves failures end the job with a message instead of hanging:
 #  - a peer whose rail went down after start-up: rwv reports the peer's
 #    host and the rail after btl_rwv_connect_timeout;
-#  - a peer killed in the middle of a transfer.
+#  - a peer killed in the middle of a transfer: with mpirun told to let the
+#    survivors run on (--enable-recovery), rwv itself must notice that the
+#    peer closed the connection without the goodbye it writes at finalize.
 set -u
 . "$(dirname "$0")/../cluster/cluster.sh"
 cluster_up 2 2 || exit $?
@@ -27,11 +29,12 @@ else
 fi
 
 ip -n "$(cluster_node_name 2)" link set r2 up
-timeout 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --mca btl self,rwv "$1" -m 16777216 -k' \
-    "$(dirname "$0")/../cluster/cluster.sh" "$bin" > /dev/null 2> "$err"
+timeout 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --enable-recovery --mca btl self,rwv "$1" \
+    -m 16777216 -k' "$(dirname "$0")/../cluster/cluster.sh" "$bin" > "$err" 2>&1
 rc=$?
-if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then
-    echo "ok - a peer killed in the middle of a 16 MiB ping-pong stops the job with an error, no hang"
+if [ "$rc" -ne 124 ] && grep -q 'closed the connection without saying goodbye' "$err" &&
+   grep -q 'could not keep a connection to host rwvn2' "$err"; then
+    echo "ok - a peer killed in the middle of a 16 MiB ping-pong: rwv reports its host and ends the job, no hang"
 else
     echo "not ok - peer death: exit $rc"; tail -15 "$err"
 fi

@@ -267,6 +267,7 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
     mca_btl_rwv_conn_t *conn;
     mca_btl_rwv_cm_data_t reply;
     opal_proc_t *proc;
+    int peer_rail;
 
     if (NULL == cm || NULL == (proc = opal_proc_for_name (cm->name)) ||
         NULL == (endpoint = mca_btl_rwv_endpoint_lookup (module, proc, true)) || endpoint->failed) {
@@ -301,6 +302,10 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
 
     mca_btl_rwv_conn_reset (conn);
     mca_btl_rwv_conn_take_peer_cm (conn, cm);
+    peer_rail = mca_btl_rwv_peer_rail_for (endpoint, rail);
+    if (peer_rail >= 0) {
+        conn->peer_addr = endpoint->peer_rails[peer_rail]; /* for messages about this connection */
+    }
     conn->state = MCA_BTL_RWV_CONN_ACCEPTING;
     conn->deadline = mca_btl_rwv_now () + mca_btl_rwv_component.connect_timeout;
     mca_btl_rwv_conn_fill_cm (conn, &reply);
@@ -379,10 +384,17 @@ void mca_btl_rwv_conn_refused (mca_btl_rwv_conn_t *conn, const char *why)
     mca_btl_rwv_conn_failed (conn, why);
 }
 
-/* The peer closed the connection (it is finalizing).  Nothing lost unless
- * messages were still queued; a later message reconnects. */
+/* The peer closed the connection.  After its goodbye (it is finalizing)
+ * nothing is lost unless messages were still queued, and a later message
+ * reconnects.  Without one, its process died: a receive posted for it
+ * would wait forever, so say so. */
 void mca_btl_rwv_conn_closed (mca_btl_rwv_conn_t *conn)
 {
+    if (!mca_btl_rwv_conn_peer_said_goodbye (conn)) {
+        mca_btl_rwv_conn_failed (conn, "the peer closed the connection without saying goodbye: "
+                                 "its process has probably died");
+        return;
+    }
     if (!opal_list_is_empty (&conn->pending)) {
         mca_btl_rwv_conn_failed (conn, "the peer closed the connection while messages were queued for it");
         return;
@@ -421,6 +433,9 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
 
+    if (MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
+        mca_btl_rwv_conn_say_goodbye (conn);
+    }
     conn->rail->ops->disconnect (conn);
     mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
     OBJ_DESTRUCT(&conn->pending);

@@ -115,6 +115,8 @@ int mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module);
 int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn);
 int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn);
+void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn);
+bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
 size_t mca_btl_rwv_ring_bytes (void);
 

@@ -28,10 +28,26 @@ size_t mca_btl_rwv_ring_bytes (void)
     return (size_t) mca_btl_rwv_component.eager_slots * mca_btl_rwv_component.eager_slot_size + 64;
 }
 
+/* After the slots: word 0 is the credit word, word 1 the goodbye flag. */
 static volatile uint64_t *mca_btl_rwv_credit_word (const mca_btl_rwv_conn_t *conn)
 {
     return (volatile uint64_t *) (conn->ring + (size_t) mca_btl_rwv_component.eager_slots *
                                   mca_btl_rwv_component.eager_slot_size);
+}
+
+bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn)
+{
+    return 0 != mca_btl_rwv_credit_word (conn)[1];
+}
+
+/* Before closing at finalize: a write the peer sees before the close
+ * (same stream), so it can tell our departure from our death. */
+void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn)
+{
+    static const uint64_t one = 1;
+    uint64_t raddr = conn->peer_ring_raddr + (uint64_t) conn->peer_slots * conn->peer_slot_size + sizeof (uint64_t);
+
+    (void) conn->rail->ops->inject_write (conn, &one, sizeof (one), raddr, conn->peer_ring_rkey, false, 0);
 }
 
 static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
