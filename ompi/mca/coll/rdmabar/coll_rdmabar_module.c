@@ -1,0 +1,70 @@
+/*
+ * coll/rdmabar module: per-communicator query, enable and teardown.
+ */
+#include "ompi_config.h"
+
+#include <sys/mman.h>
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/mca/coll/base/base.h"
+
+#include "coll_rdmabar.h"
+
+static void mca_coll_rdmabar_module_construct (mca_coll_rdmabar_module_t *module)
+{
+    module->below_barrier = NULL;
+    module->below_barrier_module = NULL;
+    module->set_up = false;
+    module->use_below = false;
+    module->segment = NULL;
+    module->segment_size = 0;
+    module->barrier_no = 0;
+}
+
+/* Freeing the communicator frees all of it: segment and retained module. */
+static void mca_coll_rdmabar_module_destruct (mca_coll_rdmabar_module_t *module)
+{
+    if (NULL != module->segment) {
+        munmap (module->segment, module->segment_size);
+    }
+    if (NULL != module->below_barrier_module) {
+        OBJ_RELEASE(module->below_barrier_module);
+    }
+}
+
+OBJ_CLASS_INSTANCE(mca_coll_rdmabar_module_t, mca_coll_base_module_t, mca_coll_rdmabar_module_construct,
+                   mca_coll_rdmabar_module_destruct);
+
+/* Keep the barrier of the component below for fallback. */
+static int mca_coll_rdmabar_module_enable (mca_coll_base_module_t *base, struct ompi_communicator_t *comm)
+{
+    mca_coll_rdmabar_module_t *module = (mca_coll_rdmabar_module_t *) base;
+
+    if (NULL == comm->c_coll->coll_barrier_module) {
+        opal_output_verbose (MCA_BASE_VERBOSE_COMPONENT, ompi_coll_base_framework.framework_output,
+                             "coll/rdmabar: no barrier below to fall back on for %s; disqualifying",
+                             comm->c_name);
+        return OMPI_ERROR;
+    }
+    module->below_barrier = comm->c_coll->coll_barrier;
+    module->below_barrier_module = comm->c_coll->coll_barrier_module;
+    OBJ_RETAIN(module->below_barrier_module);
+    return OMPI_SUCCESS;
+}
+
+mca_coll_base_module_t *mca_coll_rdmabar_comm_query (struct ompi_communicator_t *comm, int *priority)
+{
+    mca_coll_rdmabar_module_t *module;
+
+    if (OMPI_COMM_IS_INTER(comm) || mca_coll_rdmabar_component.priority <= 0) {
+        return NULL;
+    }
+    module = OBJ_NEW(mca_coll_rdmabar_module_t);
+    if (NULL == module) {
+        return NULL;
+    }
+    *priority = mca_coll_rdmabar_component.priority;
+    module->super.coll_module_enable = mca_coll_rdmabar_module_enable;
+    module->super.coll_barrier = mca_coll_rdmabar_barrier;
+    return &module->super;
+}
