@@ -8,11 +8,10 @@
  * release line the others wait for.  Numbers only grow, so back-to-back
  * barriers need no reset and the waits are ">=" tests.
  *
- * Between nodes the leaders are to exchange RDMA-written barrier numbers
- * (recursive doubling or dissemination); until that phase is built, a
- * communicator spanning several nodes keeps the barrier of the component
- * below (retained at enable time), as does any communicator whose set-up
- * fails.
+ * Between nodes the leaders then exchange RDMA-written barrier numbers
+ * (coll_rdmabar_rdma.c) before releasing their nodes.  A communicator whose
+ * set-up fails anywhere keeps the barrier of the component below, retained
+ * at enable time.
  */
 #ifndef MCA_COLL_RDMABAR_H
 #define MCA_COLL_RDMABAR_H
@@ -20,18 +19,33 @@
 #include "ompi_config.h"
 
 #include "ompi/mca/coll/coll.h"
+#include "opal/mca/btl/btl.h"
 
 BEGIN_C_DECLS
+
+enum {
+    MCA_COLL_RDMABAR_AUTO,
+    MCA_COLL_RDMABAR_RECURSIVE_DOUBLING,
+    MCA_COLL_RDMABAR_DISSEMINATION,
+};
 
 typedef struct mca_coll_rdmabar_component_t {
     mca_coll_base_component_2_0_0_t super;
     int priority;
+    int algorithm;
 } mca_coll_rdmabar_component_t;
 
 OMPI_DECLSPEC extern mca_coll_rdmabar_component_t mca_coll_rdmabar_component;
 
 /* one flag per cache line */
 #define MCA_COLL_RDMABAR_LINE 64
+
+/* Another node leader, as our puts reach it. */
+typedef struct mca_coll_rdmabar_peer_t {
+    struct mca_btl_base_endpoint_t *endpoint;
+    uint64_t addr;
+    mca_btl_base_registration_handle_t *handle;
+} mca_coll_rdmabar_peer_t;
 
 typedef struct mca_coll_rdmabar_module_t {
     mca_coll_base_module_t super;
@@ -47,12 +61,32 @@ typedef struct mca_coll_rdmabar_module_t {
     unsigned char *segment;   /* local_size arrival lines, then the release line */
     size_t segment_size;
     uint64_t barrier_no;
+
+    /* between nodes, on node leaders: slots[k] is written by round k's partner */
+    int num_leaders;
+    int leader_index;
+    int rounds;
+    int algorithm;
+    mca_btl_base_module_t *btl;
+    volatile uint64_t *slots;
+    uint64_t *src;
+    mca_btl_base_registration_handle_t *slots_handle;
+    mca_btl_base_registration_handle_t *src_handle;
+    mca_coll_rdmabar_peer_t *peers;       /* by leader index */
+    volatile int32_t puts_in_flight;
+    int put_errors;
 } mca_coll_rdmabar_module_t;
 OBJ_CLASS_DECLARATION(mca_coll_rdmabar_module_t);
 
 mca_coll_base_module_t *mca_coll_rdmabar_comm_query (struct ompi_communicator_t *comm, int *priority);
 int mca_coll_rdmabar_barrier (struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_node_setup (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm);
+void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value);
+
+/* coll_rdmabar_rdma.c */
+int mca_coll_rdmabar_rdma_setup (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm,
+                                 int my_leader);
+int mca_coll_rdmabar_rdma_barrier (mca_coll_rdmabar_module_t *module, uint64_t n);
+void mca_coll_rdmabar_rdma_release (mca_coll_rdmabar_module_t *module);
 
 END_C_DECLS
 

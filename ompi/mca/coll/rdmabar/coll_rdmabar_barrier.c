@@ -31,7 +31,7 @@ static volatile uint64_t *mca_coll_rdmabar_release (const mca_coll_rdmabar_modul
  * traffic along; calling it on every look would double the barrier's time.
  * With mpi_yield_when_idle (more ranks than cores) no spinning at all:
  * opal_progress yields the core to the rank we are waiting for. */
-static void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value)
+void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value)
 {
     const int spins = opal_progress_yield_when_idle ? 0 : 64;
 
@@ -49,7 +49,7 @@ static void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value)
 /* Where this rank sits among the communicator's ranks on its node, and
  * which world process leads the node. */
 static void mca_coll_rdmabar_locate (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm,
-                                     opal_process_name_t *leader)
+                                     opal_process_name_t *leader, int *leader_rank)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
 
@@ -63,6 +63,7 @@ static void mca_coll_rdmabar_locate (mca_coll_rdmabar_module_t *module, struct o
         }
         if (0 == module->local_size) {
             *leader = proc->super.proc_name;
+            *leader_rank = r;
         }
         module->local_rank += r < me;
         module->local_size++;
@@ -97,14 +98,13 @@ int mca_coll_rdmabar_node_setup (mca_coll_rdmabar_module_t *module, struct ompi_
 {
     opal_process_name_t leader = {0};
     char name[96];
-    int ok, all_ok = 0, rc;
+    int ok, all_ok = 0, rc, leader_rank = 0;
 
     module->set_up = true;
-    mca_coll_rdmabar_locate (module, comm, &leader);
-    if (module->local_size < ompi_comm_size (comm)) {
-        module->use_below = true; /* several nodes: the RDMA phase is not built yet */
-        return OMPI_SUCCESS;
+    if (MCA_COLL_RDMABAR_AUTO == module->algorithm) {
+        module->algorithm = MCA_COLL_RDMABAR_DISSEMINATION;
     }
+    mca_coll_rdmabar_locate (module, comm, &leader, &leader_rank);
     module->segment_size = (size_t) (module->local_size + 1) * MCA_COLL_RDMABAR_LINE;
     snprintf (name, sizeof (name), "/ompi-rdmabar-%u-%u-%u", (unsigned) leader.jobid, (unsigned) leader.vpid,
               (unsigned) ompi_comm_get_cid (comm));
@@ -129,19 +129,22 @@ int mca_coll_rdmabar_node_setup (mca_coll_rdmabar_module_t *module, struct ompi_
         return rc;
     }
     opal_output_verbose (MCA_BASE_VERBOSE_COMPONENT, ompi_coll_base_framework.framework_output,
-                         "coll/rdmabar: %s: %d ranks on one node meet on shared-memory flags",
+                         "coll/rdmabar: %s: %d ranks on this node meet on shared-memory flags",
                          comm->c_name, module->local_size);
+    if (module->local_size < ompi_comm_size (comm)) {
+        return mca_coll_rdmabar_rdma_setup (module, comm, leader_rank);
+    }
     return OMPI_SUCCESS;
 }
 
 int mca_coll_rdmabar_barrier (struct ompi_communicator_t *comm, mca_coll_base_module_t *base)
 {
     mca_coll_rdmabar_module_t *module = (mca_coll_rdmabar_module_t *) base;
+    int rc = OMPI_SUCCESS;
     uint64_t n;
 
     if (OPAL_UNLIKELY(!module->set_up)) {
-        int rc = mca_coll_rdmabar_node_setup (module, comm);
-
+        rc = mca_coll_rdmabar_node_setup (module, comm);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -160,7 +163,10 @@ int mca_coll_rdmabar_barrier (struct ompi_communicator_t *comm, mca_coll_base_mo
     for (int i = 1 ; i < module->local_size ; ++i) {
         mca_coll_rdmabar_wait (mca_coll_rdmabar_line (module, i), n);
     }
+    if (module->num_leaders > 1) {
+        rc = mca_coll_rdmabar_rdma_barrier (module, n);
+    }
     opal_atomic_wmb ();
     *mca_coll_rdmabar_release (module) = n;
-    return OMPI_SUCCESS;
+    return rc;
 }

@@ -29,11 +29,27 @@ mca_coll_rdmabar_component_t mca_coll_rdmabar_component = {
 
 static int rdmabar_register (void)
 {
+    static const mca_base_var_enum_value_t algorithms[] = {
+        {MCA_COLL_RDMABAR_AUTO, "auto"},
+        {MCA_COLL_RDMABAR_RECURSIVE_DOUBLING, "recursive_doubling"},
+        {MCA_COLL_RDMABAR_DISSEMINATION, "dissemination"},
+        {0, NULL}};
+    mca_base_var_enum_t *algorithm_enum;
+
+    (void) mca_base_var_enum_create ("coll_rdmabar_algorithms", algorithms, &algorithm_enum);
+    mca_coll_rdmabar_component.algorithm = MCA_COLL_RDMABAR_AUTO;
+    (void) mca_base_component_var_register (&mca_coll_rdmabar_component.super.collm_version, "algorithm",
+        "Exchange among node leaders: recursive_doubling (pairwise exchange among a power of "
+        "two; extra leaders check in before and are released after), dissemination "
+        "(ceil(log2 N) rounds for any N), or auto (dissemination, which measured faster here)",
+        MCA_BASE_VAR_TYPE_INT, algorithm_enum, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &mca_coll_rdmabar_component.algorithm);
+    OBJ_RELEASE(algorithm_enum);
+
     mca_coll_rdmabar_component.priority = 50;
     (void) mca_base_component_var_register (&mca_coll_rdmabar_component.super.collm_version, "priority",
         "Selection priority of the rdmabar barrier; above coll/tuned's 30 so that it replaces "
-        "tuned's barrier, 0 or less to switch it off. Communicators spanning several nodes "
-        "keep the barrier of the component below until the RDMA phase between nodes is built",
+        "tuned's barrier, 0 or less to switch it off",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_rdmabar_component.priority);
     return OMPI_SUCCESS;

@@ -19,6 +19,17 @@ static void mca_coll_rdmabar_module_construct (mca_coll_rdmabar_module_t *module
     module->segment = NULL;
     module->segment_size = 0;
     module->barrier_no = 0;
+    module->num_leaders = 1;
+    module->leader_index = 0;
+    module->rounds = 0;
+    module->algorithm = mca_coll_rdmabar_component.algorithm;
+    module->btl = NULL;
+    module->slots = NULL;
+    module->src = NULL;
+    module->slots_handle = module->src_handle = NULL;
+    module->peers = NULL;
+    module->puts_in_flight = 0;
+    module->put_errors = 0;
 }
 
 /* Freeing the communicator frees all of it: segment and retained module. */
@@ -27,6 +38,7 @@ static void mca_coll_rdmabar_module_destruct (mca_coll_rdmabar_module_t *module)
     if (NULL != module->segment) {
         munmap (module->segment, module->segment_size);
     }
+    mca_coll_rdmabar_rdma_release (module);
     if (NULL != module->below_barrier_module) {
         OBJ_RELEASE(module->below_barrier_module);
     }
