@@ -32,7 +32,7 @@ else
 fi
 
 out=$(mpirun -np 2 --mca coll_base_verbose 10 "$bin/coll/test_barrier" -n 2 -b 2 -c 2 2>&1)
-if ! echo "$out" | grep -q '^not ok' && echo "$out" | grep -q 'coll/rdmabar: MPI_COMM_WORLD: 2 ranks on one node'; then
+if ! echo "$out" | grep -q '^not ok' && echo "$out" | grep -q 'coll/rdmabar: MPI_COMM_WORLD: 2 ranks on this node'; then
     say ok "coll/rdmabar is selected in the default set and provides MPI_COMM_WORLD's barrier"
 else
     say "not ok" "coll/rdmabar in the default set"; echo "$out" | grep rdmabar | tail -5
