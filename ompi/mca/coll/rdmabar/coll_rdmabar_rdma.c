@@ -236,6 +236,10 @@ int mca_coll_rdmabar_rdma_setup (mca_coll_rdmabar_module_t *module, struct ompi_
 
 void mca_coll_rdmabar_rdma_release (mca_coll_rdmabar_module_t *module)
 {
+    /* the last barrier's puts may still read the source words */
+    while (module->puts_in_flight > 0) {
+        opal_progress ();
+    }
     if (NULL != module->btl && NULL != module->btl->btl_deregister_mem) {
         if (module->slots_handle) {
             module->btl->btl_deregister_mem (module->btl, module->slots_handle);
@@ -316,12 +320,14 @@ static int rdmabar_recursive_doubling (mca_coll_rdmabar_module_t *module, uint64
 
 int mca_coll_rdmabar_rdma_barrier (mca_coll_rdmabar_module_t *module, uint64_t n)
 {
-    int rc = MCA_COLL_RDMABAR_DISSEMINATION == module->algorithm ? rdmabar_dissemination (module, n)
-                                                                   : rdmabar_recursive_doubling (module, n);
+    int rc;
 
-    /* the source words are reused by the next barrier */
+    /* the last barrier's puts still own the source words; they are long
+     * done by now, so waiting here rather than there costs nothing */
     while (module->puts_in_flight > 0) {
         opal_progress ();
     }
+    rc = MCA_COLL_RDMABAR_DISSEMINATION == module->algorithm ? rdmabar_dissemination (module, n)
+                                                               : rdmabar_recursive_doubling (module, n);
     return OPAL_SUCCESS == rc && 0 == module->put_errors ? OMPI_SUCCESS : OMPI_ERROR;
 }
