@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../mpi/test_rss.h"
+
 static int world_rank, failures;
 
 static double now (void)
@@ -74,20 +76,6 @@ static int skew_violations (MPI_Comm comm, int rounds, unsigned seed)
     }
     free (times);
     return bad;
-}
-
-static long rss_kib (void)
-{
-    long pages = 0, resident = 0;
-    FILE *f = fopen ("/proc/self/statm", "r");
-
-    if (f) {
-        if (2 != fscanf (f, "%ld %ld", &pages, &resident)) {
-            resident = 0;
-        }
-        fclose (f);
-    }
-    return resident * (sysconf (_SC_PAGESIZE) / 1024);
 }
 
 int main (int argc, char **argv)

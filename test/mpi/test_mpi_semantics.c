@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_rss.h"
+
 static int rank, nprocs, partner, failures;
 
 static const size_t sizes[] = {0, 1, 7, 64, 1000, 4096, 8191, 8192, 32700, 32768, 65536, 100000,
@@ -130,21 +132,6 @@ static void check_any_source (void)
         }
     }
     report (bad, "MPI_ANY_SOURCE and MPI_ANY_TAG receives sized by MPI_Probe");
-}
-
-/* resident memory now, in KiB */
-static long rss_kib (void)
-{
-    long pages = 0, resident = 0;
-    FILE *f = fopen ("/proc/self/statm", "r");
-
-    if (NULL != f) {
-        if (2 != fscanf (f, "%ld %ld", &pages, &resident)) {
-            resident = 0;
-        }
-        fclose (f);
-    }
-    return resident * (sysconf (_SC_PAGESIZE) / 1024);
 }
 
 /* The partner sends `count' small messages before this rank posts a

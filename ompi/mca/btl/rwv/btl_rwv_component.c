@@ -129,7 +129,6 @@ static bool rwv_params_valid (void)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
     mca_btl_base_module_t *template = &mca_btl_rwv_module_template.super;
-    size_t max_payload = (size_t) c->eager_slot_size - sizeof (mca_btl_rwv_eager_hdr_t);
     char value[64];
 
     if (0 == strcmp (rwv_eager_mode_string, "auto")) {
@@ -150,11 +149,11 @@ static bool rwv_params_valid (void)
         return rwv_invalid ("btl_rwv_eager_slot_size", value, "use a multiple of 8 from 256 to 1048576");
     }
     snprintf (value, sizeof (value), "%zu", template->btl_eager_limit);
-    if (template->btl_eager_limit > max_payload) {
+    if (template->btl_eager_limit > mca_btl_rwv_max_payload ()) {
         char why[160];
 
         snprintf (why, sizeof (why), "an eager message must fit in one ring slot: at most "
-                  "btl_rwv_eager_slot_size - 24 = %zu bytes", max_payload);
+                  "btl_rwv_eager_slot_size - 24 = %zu bytes", mca_btl_rwv_max_payload ());
         return rwv_invalid ("btl_rwv_eager_limit", value, why);
     }
     snprintf (value, sizeof (value), "%d", c->connect_timeout);
@@ -171,8 +170,8 @@ static bool rwv_params_valid (void)
     if (template->btl_rndv_eager_limit > template->btl_eager_limit) {
         template->btl_rndv_eager_limit = template->btl_eager_limit;
     }
-    if (template->btl_max_send_size > max_payload) {
-        template->btl_max_send_size = max_payload;
+    if (template->btl_max_send_size > mca_btl_rwv_max_payload ()) {
+        template->btl_max_send_size = mca_btl_rwv_max_payload ();
     }
     return true;
 }

@@ -59,8 +59,7 @@ static const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint
 
 static bool mca_btl_rwv_same_network (const mca_btl_rwv_rail_addr_t *a, const mca_btl_rwv_rail_addr_t *b)
 {
-    int bits = a->prefix_len < b->prefix_len ? a->prefix_len : b->prefix_len;
-    uint32_t mask = bits ? htonl (~(uint32_t) 0 << (32 - bits)) : 0;
+    uint32_t mask = mca_btl_rwv_netmask (a->prefix_len < b->prefix_len ? a->prefix_len : b->prefix_len);
 
     return (a->ipv4 & mask) == (b->ipv4 & mask);
 }
@@ -412,7 +411,7 @@ void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, uint32_t imm)
     }
 }
 
-int mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module)
+void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module)
 {
     double now = mca_btl_rwv_now ();
     int size = opal_pointer_array_get_size (&module->conns);
@@ -426,7 +425,6 @@ int mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module)
             mca_btl_rwv_conn_failed (conn, "no answer before btl_rwv_connect_timeout");
         }
     }
-    return 0;
 }
 
 static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)

@@ -109,7 +109,7 @@ mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (mca_btl_rwv_module_t *modul
 /* The connection to send on, started if needed; NULL when the peer is unreachable. */
 mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint);
 void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
-int mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module);
+void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module);
 
 /* btl_rwv_send.c: the eager path over a connection */
 int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);

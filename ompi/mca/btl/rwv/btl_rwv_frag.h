@@ -26,6 +26,12 @@ typedef struct mca_btl_rwv_eager_hdr_t {
     uint64_t seq;             /* 1, 2, 3...: written last, polled by the receiver */
 } mca_btl_rwv_eager_hdr_t;
 
+/* The largest eager message: a slot less the header. */
+static inline size_t mca_btl_rwv_max_payload (void)
+{
+    return (size_t) mca_btl_rwv_component.eager_slot_size - sizeof (mca_btl_rwv_eager_hdr_t);
+}
+
 #define MCA_BTL_RWV_PAD8(n) (((n) + 7) & ~(size_t) 7)
 
 typedef struct mca_btl_rwv_frag_t {

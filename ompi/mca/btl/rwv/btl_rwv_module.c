@@ -47,11 +47,6 @@ static int mca_btl_rwv_register_error (mca_btl_base_module_t *btl, mca_btl_base_
 
 /* ------------------------------------------------------------ descriptors */
 
-static size_t mca_btl_rwv_max_payload (void)
-{
-    return (size_t) mca_btl_rwv_component.eager_slot_size - sizeof (mca_btl_rwv_eager_hdr_t);
-}
-
 mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,
                                                          mca_btl_base_endpoint_t *endpoint, uint8_t order,
                                                          size_t size, uint32_t flags)

@@ -7,6 +7,8 @@
 #ifndef MCA_BTL_RWV_RAIL_H
 #define MCA_BTL_RWV_RAIL_H
 
+#include <arpa/inet.h>
+
 #include "btl_rwv.h"
 
 BEGIN_C_DECLS
@@ -73,6 +75,14 @@ struct mca_btl_rwv_rail_t {
     bool ordered_placement;         /* a write's bytes land in order: poll mode is safe */
     int num_conns;                  /* connections on this rail: no CQ to poll without them */
 };
+
+/* The IPv4 netmask of a prefix length, network byte order.  Not
+ * opal_net_prefix2netmask: it shifts by 32 for a /32 (undefined), and
+ * libfabric names the loopback network 127.0.0.1/32. */
+static inline uint32_t mca_btl_rwv_netmask (int bits)
+{
+    return bits <= 0 ? 0 : htonl (~(uint32_t) 0 << (32 - (bits > 32 ? 32 : bits)));
+}
 
 /* Where to address `vaddr' inside memory registered from `base' on `rail'. */
 static inline uint64_t mca_btl_rwv_rail_raddr (const mca_btl_rwv_rail_t *rail, uint64_t base,

@@ -396,13 +396,11 @@ static bool ofi_if_listed (char **list, const char *ifname, const struct sockadd
         } else {
             char net[64];
             struct in_addr in;
-            int bits = atoi (slash + 1);
             size_t n = (size_t) (slash - list[i]) < sizeof (net) - 1 ? (size_t) (slash - list[i]) : sizeof (net) - 1;
-            uint32_t mask;
+            uint32_t mask = mca_btl_rwv_netmask (atoi (slash + 1));
 
             memcpy (net, list[i], n);
             net[n] = '\0';
-            mask = bits <= 0 ? 0 : htonl (~(uint32_t) 0 << (32 - (bits > 32 ? 32 : bits)));
             if (1 == inet_pton (AF_INET, net, &in) && (in.s_addr & mask) == (addr->sin_addr.s_addr & mask)) {
                 return true;
             }

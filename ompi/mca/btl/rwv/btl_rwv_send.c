@@ -309,12 +309,14 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
         MCA_BTL_RWV_UNLOCK(module);
         ++count;
     }
-    MCA_BTL_RWV_LOCK(module);
-    if (count) {
-        mca_btl_rwv_return_credits (conn);
-    }
     /* credits may also have come as a write into our credit word */
-    mca_btl_rwv_conn_flush_pending (conn);
-    MCA_BTL_RWV_UNLOCK(module);
+    if (count || !opal_list_is_empty (&conn->pending)) {
+        MCA_BTL_RWV_LOCK(module);
+        if (count) {
+            mca_btl_rwv_return_credits (conn);
+        }
+        mca_btl_rwv_conn_flush_pending (conn);
+        MCA_BTL_RWV_UNLOCK(module);
+    }
     return count;
 }

@@ -94,7 +94,7 @@ static void *mca_coll_rdmabar_map (const char *name, size_t size, bool create)
 /* Build the node's segment, using the barrier below to order the steps:
  * the leader creates it, the others map it, the leader removes its name.
  * Every rank then agrees, by an allreduce, whether all of them got it. */
-int mca_coll_rdmabar_node_setup (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm)
+static int mca_coll_rdmabar_node_setup (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm)
 {
     opal_process_name_t leader = {0};
     char name[96];
