@@ -7,6 +7,7 @@
 #    peer closed the connection without the goodbye it writes at finalize.
 set -u
 . "$(dirname "$0")/../cluster/cluster.sh"
+. "$(dirname "$0")/../lib.sh"
 cluster_up 2 2 || exit $?
 bin=$RWV_BUILD/test/mpi/test_pingpong_verify
 err=$(mktemp)
@@ -29,8 +30,8 @@ else
 fi
 
 ip -n "$(cluster_node_name 2)" link set r2 up
-timeout 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --enable-recovery --mca btl self,rwv "$1" \
-    -m 16777216 -k' "$(dirname "$0")/../cluster/cluster.sh" "$bin" > "$err" 2>&1
+run_keeping_help "$err" timeout 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --enable-recovery \
+    --mca btl self,rwv "$1" -m 16777216 -k 1>&2' "$(dirname "$0")/../cluster/cluster.sh" "$bin"
 rc=$?
 if [ "$rc" -ne 124 ] && grep -q 'closed the connection without saying goodbye' "$err" &&
    grep -q 'could not keep a connection to host rwvn2' "$err"; then

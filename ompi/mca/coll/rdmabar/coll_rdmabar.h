@@ -20,6 +20,7 @@
 
 #include "ompi/mca/coll/coll.h"
 #include "opal/mca/btl/btl.h"
+#include "ompi/request/request.h"
 
 BEGIN_C_DECLS
 
@@ -37,6 +38,8 @@ typedef struct mca_coll_rdmabar_component_t {
 
 OMPI_DECLSPEC extern mca_coll_rdmabar_component_t mca_coll_rdmabar_component;
 
+#define MCA_COLL_RDMABAR_DEFAULT_PRIORITY 50
+
 /* one flag per cache line */
 #define MCA_COLL_RDMABAR_LINE 64
 
@@ -52,7 +55,7 @@ typedef struct mca_coll_rdmabar_module_t {
 
     /* the barrier of the component below, for fallback */
     mca_coll_base_module_barrier_fn_t below_barrier;
-    mca_coll_base_module_t *below_barrier_module;
+    mca_coll_base_module_t *below_barrier_module;   /* retained, unless it is this module */
 
     bool set_up;
     bool use_below;           /* several nodes, or set-up failed */
@@ -81,6 +84,75 @@ OBJ_CLASS_DECLARATION(mca_coll_rdmabar_module_t);
 mca_coll_base_module_t *mca_coll_rdmabar_comm_query (struct ompi_communicator_t *comm, int *priority);
 int mca_coll_rdmabar_barrier (struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value);
+
+/* coll_rdmabar_fill.c: every collective no component below supplies */
+int mca_coll_rdmabar_fill (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm);
+
+/* coll_rdmabar_nbc.c: one-round linear requests */
+void mca_coll_rdmabar_nbc_open (void);
+void mca_coll_rdmabar_nbc_close (void);
+
+#define RDMABAR_COMM struct ompi_communicator_t *comm
+#define RDMABAR_NB_TAIL RDMABAR_COMM, ompi_request_t **request, mca_coll_base_module_t *module
+#define RDMABAR_INIT_TAIL RDMABAR_COMM, struct ompi_info_t *info, ompi_request_t **request, \
+    mca_coll_base_module_t *module
+#define RDMABAR_GATHER_PARAMS const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, \
+    int rcount, struct ompi_datatype_t *rtype
+#define RDMABAR_GATHERV_PARAMS const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, \
+    const int *rcounts, const int *displs, struct ompi_datatype_t *rtype
+#define RDMABAR_SCATTERV_PARAMS const void *sbuf, const int *scounts, const int *displs, \
+    struct ompi_datatype_t *stype, void *rbuf, int rcount, struct ompi_datatype_t *rtype
+#define RDMABAR_ALLTOALLV_PARAMS const void *sbuf, const int *scounts, const int *sdispls, \
+    struct ompi_datatype_t *stype, void *rbuf, const int *rcounts, const int *rdispls, struct ompi_datatype_t *rtype
+#define RDMABAR_ALLTOALLW_PARAMS const void *sbuf, const int *scounts, const int *sdispls, \
+    struct ompi_datatype_t * const *stypes, void *rbuf, const int *rcounts, const int *rdispls, \
+    struct ompi_datatype_t * const *rtypes
+#define RDMABAR_REDUCE_PARAMS const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, \
+    struct ompi_op_t *op
+#define RDMABAR_REDSCAT_PARAMS const void *sbuf, void *rbuf, const int *rcounts, struct ompi_datatype_t *type, \
+    struct ompi_op_t *op
+#define RDMABAR_REDSCATB_PARAMS const void *sbuf, void *rbuf, int rcount, struct ompi_datatype_t *type, \
+    struct ompi_op_t *op
+
+int mca_coll_rdmabar_gatherv (RDMABAR_GATHERV_PARAMS, int root, RDMABAR_COMM, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_scatterv (RDMABAR_SCATTERV_PARAMS, int root, RDMABAR_COMM, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_alltoallw (RDMABAR_ALLTOALLW_PARAMS, RDMABAR_COMM, mca_coll_base_module_t *module);
+
+int mca_coll_rdmabar_ibarrier (RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_ibcast (void *buf, int count, struct ompi_datatype_t *type, int root, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_igather (RDMABAR_GATHER_PARAMS, int root, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_igatherv (RDMABAR_GATHERV_PARAMS, int root, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_iscatter (RDMABAR_GATHER_PARAMS, int root, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_iscatterv (RDMABAR_SCATTERV_PARAMS, int root, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_iallgather (RDMABAR_GATHER_PARAMS, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_iallgatherv (RDMABAR_GATHERV_PARAMS, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_ialltoall (RDMABAR_GATHER_PARAMS, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_ialltoallv (RDMABAR_ALLTOALLV_PARAMS, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_ialltoallw (RDMABAR_ALLTOALLW_PARAMS, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_ireduce (RDMABAR_REDUCE_PARAMS, int root, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_iallreduce (RDMABAR_REDUCE_PARAMS, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_iscan (RDMABAR_REDUCE_PARAMS, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_iexscan (RDMABAR_REDUCE_PARAMS, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_ireduce_scatter (RDMABAR_REDSCAT_PARAMS, RDMABAR_NB_TAIL);
+int mca_coll_rdmabar_ireduce_scatter_block (RDMABAR_REDSCATB_PARAMS, RDMABAR_NB_TAIL);
+
+int mca_coll_rdmabar_barrier_init (RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_bcast_init (void *buf, int count, struct ompi_datatype_t *type, int root, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_gather_init (RDMABAR_GATHER_PARAMS, int root, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_gatherv_init (RDMABAR_GATHERV_PARAMS, int root, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_scatter_init (RDMABAR_GATHER_PARAMS, int root, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_scatterv_init (RDMABAR_SCATTERV_PARAMS, int root, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_allgather_init (RDMABAR_GATHER_PARAMS, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_allgatherv_init (RDMABAR_GATHERV_PARAMS, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_alltoall_init (RDMABAR_GATHER_PARAMS, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_alltoallv_init (RDMABAR_ALLTOALLV_PARAMS, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_alltoallw_init (RDMABAR_ALLTOALLW_PARAMS, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_reduce_init (RDMABAR_REDUCE_PARAMS, int root, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_allreduce_init (RDMABAR_REDUCE_PARAMS, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_scan_init (RDMABAR_REDUCE_PARAMS, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_exscan_init (RDMABAR_REDUCE_PARAMS, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_reduce_scatter_init (RDMABAR_REDSCAT_PARAMS, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_reduce_scatter_block_init (RDMABAR_REDSCATB_PARAMS, RDMABAR_INIT_TAIL);
 
 /* coll_rdmabar_rdma.c */
 int mca_coll_rdmabar_rdma_setup (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm,

@@ -4,11 +4,15 @@
 #include "ompi_config.h"
 
 #include "opal/mca/base/mca_base_var.h"
+#include "opal/util/show_help.h"
+#include "ompi/mca/rte/rte.h"
 #include "ompi/mca/coll/base/base.h"
 
 #include "coll_rdmabar.h"
 
 static int rdmabar_register (void);
+static int rdmabar_open (void);
+static int rdmabar_close (void);
 static int rdmabar_init_query (bool enable_progress_threads, bool enable_mpi_threads);
 
 mca_coll_rdmabar_component_t mca_coll_rdmabar_component = {
@@ -18,6 +22,8 @@ mca_coll_rdmabar_component_t mca_coll_rdmabar_component = {
             .mca_component_name = "rdmabar",
             MCA_BASE_MAKE_VERSION(component, RWV_VERSION_MAJOR, RWV_VERSION_MINOR, RWV_VERSION_RELEASE),
             .mca_register_component_params = rdmabar_register,
+            .mca_open_component = rdmabar_open,
+            .mca_close_component = rdmabar_close,
         },
         .collm_data = {
             .param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT
@@ -46,12 +52,32 @@ static int rdmabar_register (void)
         &mca_coll_rdmabar_component.algorithm);
     OBJ_RELEASE(algorithm_enum);
 
-    mca_coll_rdmabar_component.priority = 50;
+    mca_coll_rdmabar_component.priority = MCA_COLL_RDMABAR_DEFAULT_PRIORITY;
     (void) mca_base_component_var_register (&mca_coll_rdmabar_component.super.collm_version, "priority",
         "Selection priority of the rdmabar barrier; above coll/tuned's 30 so that it replaces "
-        "tuned's barrier, 0 or less to switch it off",
+        "tuned's barrier, 0 to switch it off (negative values are refused)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_rdmabar_component.priority);
+    return OMPI_SUCCESS;
+}
+
+/* A negative priority is a typo more often than a wish: say so and keep
+ * the default rather than silently switching the barrier off. */
+static int rdmabar_open (void)
+{
+    opal_show_help_add_dir (RWV_HELPDIR);
+    if (mca_coll_rdmabar_component.priority < 0) {
+        opal_show_help ("help-coll-rdmabar.txt", "bad-priority", true, ompi_process_info.nodename,
+                        mca_coll_rdmabar_component.priority, MCA_COLL_RDMABAR_DEFAULT_PRIORITY);
+        mca_coll_rdmabar_component.priority = MCA_COLL_RDMABAR_DEFAULT_PRIORITY;
+    }
+    mca_coll_rdmabar_nbc_open ();
+    return OMPI_SUCCESS;
+}
+
+static int rdmabar_close (void)
+{
+    mca_coll_rdmabar_nbc_close ();
     return OMPI_SUCCESS;
 }
 

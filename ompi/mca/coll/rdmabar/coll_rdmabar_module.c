@@ -7,6 +7,7 @@
 
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/base/base.h"
+#include "ompi/mca/coll/base/coll_base_functions.h"
 
 #include "coll_rdmabar.h"
 
@@ -39,7 +40,7 @@ static void mca_coll_rdmabar_module_destruct (mca_coll_rdmabar_module_t *module)
         munmap (module->segment, module->segment_size);
     }
     mca_coll_rdmabar_rdma_release (module);
-    if (NULL != module->below_barrier_module) {
+    if (NULL != module->below_barrier_module && &module->super != module->below_barrier_module) {
         OBJ_RELEASE(module->below_barrier_module);
     }
 }
@@ -47,16 +48,20 @@ static void mca_coll_rdmabar_module_destruct (mca_coll_rdmabar_module_t *module)
 OBJ_CLASS_INSTANCE(mca_coll_rdmabar_module_t, mca_coll_base_module_t, mca_coll_rdmabar_module_construct,
                    mca_coll_rdmabar_module_destruct);
 
-/* Keep the barrier of the component below for fallback. */
+/* Keep the barrier of the component below for set-up and fallback; with
+ * no component below, take over every collective it would have supplied,
+ * with libmpi's recursive-doubling barrier in the fallback role. */
 static int mca_coll_rdmabar_module_enable (mca_coll_base_module_t *base, struct ompi_communicator_t *comm)
 {
     mca_coll_rdmabar_module_t *module = (mca_coll_rdmabar_module_t *) base;
 
-    if (NULL == comm->c_coll->coll_barrier_module) {
-        opal_output_verbose (MCA_BASE_VERBOSE_COMPONENT, ompi_coll_base_framework.framework_output,
-                             "coll/rdmabar: no barrier below to fall back on for %s; disqualifying",
-                             comm->c_name);
+    if (mca_coll_rdmabar_fill (module, comm) < 0) {
         return OMPI_ERROR;
+    }
+    if (NULL == comm->c_coll->coll_barrier_module) {
+        module->below_barrier = ompi_coll_base_barrier_intra_recursivedoubling;
+        module->below_barrier_module = base;
+        return OMPI_SUCCESS;
     }
     module->below_barrier = comm->c_coll->coll_barrier;
     module->below_barrier_module = comm->c_coll->coll_barrier_module;

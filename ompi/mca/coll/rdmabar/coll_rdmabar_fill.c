@@ -1,0 +1,287 @@
+/*
+ * When rdmabar is the only coll component allowed (`--mca coll rdmabar`),
+ * Open MPI 4.1 still needs every blocking, nonblocking and persistent
+ * collective from someone.  At enable time rdmabar fills each slot that no
+ * component below it filled:
+ *
+ *   blocking     Open MPI's base algorithms exported by libmpi (the ones
+ *                coll/tuned picks from), and rdmabar's own linear gatherv,
+ *                scatterv and alltoallw, which libmpi has no base for
+ *   nonblocking, persistent
+ *                rdmabar's one-round linear requests (coll_rdmabar_nbc.c)
+ *   neighborhood a clear error: these need coll/basic or coll/libnbc
+ *
+ * In the default component set everything is filled below, so rdmabar
+ * supplies only its barrier.
+ */
+#include "ompi_config.h"
+
+#include "mpi.h"
+
+#include "opal/util/show_help.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/mca/coll/base/base.h"
+#include "ompi/mca/coll/base/coll_base_functions.h"
+#include "ompi/mca/rte/rte.h"
+
+#include "coll_rdmabar.h"
+
+static int rdmabar_bcast (void *buf, int count, struct ompi_datatype_t *type, int root,
+                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return ompi_coll_base_bcast_intra_binomial (buf, count, type, root, comm, module, 0);
+}
+
+/* Non-commutative operations need the reduction in rank order.  (op.h,
+ * which has ompi_op_is_commute, is not among the installed headers.) */
+static bool rdmabar_commutes (struct ompi_op_t *op)
+{
+    int commute = 0;
+
+    (void) PMPI_Op_commutative (op, &commute);
+    return commute;
+}
+
+static int rdmabar_reduce (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+                           struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                           mca_coll_base_module_t *module)
+{
+    if (rdmabar_commutes (op)) {
+        return ompi_coll_base_reduce_intra_binomial (sbuf, rbuf, count, type, op, root, comm, module, 0, 0);
+    }
+    return ompi_coll_base_reduce_intra_in_order_binary (sbuf, rbuf, count, type, op, root, comm, module, 0, 0);
+}
+
+static int rdmabar_allreduce (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+                              struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                              mca_coll_base_module_t *module)
+{
+    if (rdmabar_commutes (op)) {
+        return ompi_coll_base_allreduce_intra_recursivedoubling (sbuf, rbuf, count, type, op, comm, module);
+    }
+    return ompi_coll_base_allreduce_intra_nonoverlapping (sbuf, rbuf, count, type, op, comm, module);
+}
+
+/* ------------------------------------------------------------ one rank */
+
+/* libmpi's base algorithms assume more than one rank (with one, some
+ * reduce the wrong buffer or crash); coll/self normally serves such
+ * communicators.  Alone, rdmabar runs them through its one-round requests,
+ * which then are local copies. */
+#define RDMABAR_LOCAL(name, params, ...)                                        \
+    static int rdmabar_local_##name params                                     \
+    {                                                                          \
+        ompi_request_t *req;                                                   \
+        int rc = mca_coll_rdmabar_i##name (__VA_ARGS__, comm, &req, module);   \
+        return OMPI_SUCCESS == rc ? ompi_request_wait (&req, MPI_STATUS_IGNORE) : rc; \
+    }
+#define RDMABAR_TAIL struct ompi_communicator_t *comm, mca_coll_base_module_t *module
+
+RDMABAR_LOCAL(allgather, (RDMABAR_GATHER_PARAMS, RDMABAR_TAIL), sbuf, scount, stype, rbuf, rcount, rtype)
+RDMABAR_LOCAL(allgatherv, (RDMABAR_GATHERV_PARAMS, RDMABAR_TAIL), sbuf, scount, stype, rbuf, rcounts, displs, rtype)
+RDMABAR_LOCAL(allreduce, (RDMABAR_REDUCE_PARAMS, RDMABAR_TAIL), sbuf, rbuf, count, type, op)
+RDMABAR_LOCAL(alltoall, (RDMABAR_GATHER_PARAMS, RDMABAR_TAIL), sbuf, scount, stype, rbuf, rcount, rtype)
+RDMABAR_LOCAL(alltoallv, (RDMABAR_ALLTOALLV_PARAMS, RDMABAR_TAIL), sbuf, scounts, sdispls, stype, rbuf, rcounts,
+              rdispls, rtype)
+RDMABAR_LOCAL(bcast, (void *buf, int count, struct ompi_datatype_t *type, int root, RDMABAR_TAIL), buf, count,
+              type, root)
+RDMABAR_LOCAL(exscan, (RDMABAR_REDUCE_PARAMS, RDMABAR_TAIL), sbuf, rbuf, count, type, op)
+RDMABAR_LOCAL(gather, (RDMABAR_GATHER_PARAMS, int root, RDMABAR_TAIL), sbuf, scount, stype, rbuf, rcount, rtype,
+              root)
+RDMABAR_LOCAL(reduce, (RDMABAR_REDUCE_PARAMS, int root, RDMABAR_TAIL), sbuf, rbuf, count, type, op, root)
+RDMABAR_LOCAL(reduce_scatter, (RDMABAR_REDSCAT_PARAMS, RDMABAR_TAIL), sbuf, rbuf, rcounts, type, op)
+RDMABAR_LOCAL(reduce_scatter_block, (RDMABAR_REDSCATB_PARAMS, RDMABAR_TAIL), sbuf, rbuf, rcount, type, op)
+RDMABAR_LOCAL(scan, (RDMABAR_REDUCE_PARAMS, RDMABAR_TAIL), sbuf, rbuf, count, type, op)
+RDMABAR_LOCAL(scatter, (RDMABAR_GATHER_PARAMS, int root, RDMABAR_TAIL), sbuf, scount, stype, rbuf, rcount, rtype,
+              root)
+
+/* ------------------------------------------------------------ neighborhood */
+
+static int rdmabar_no_neighbor (struct ompi_communicator_t *comm)
+{
+    static bool said;
+
+    if (!said) {
+        said = true;
+        opal_show_help ("help-coll-rdmabar.txt", "no-neighborhood", true, ompi_process_info.nodename,
+                        comm->c_name);
+    }
+    return OMPI_ERR_NOT_SUPPORTED;
+}
+
+#define RDMABAR_NO_NEIGHBOR(name, ...)                                            \
+    static int rdmabar_no_##name (__VA_ARGS__, struct ompi_communicator_t *comm, \
+                                  mca_coll_base_module_t *module)               \
+    {                                                                           \
+        return rdmabar_no_neighbor (comm);                                      \
+    }
+
+#define RDMABAR_GATHER_ARGS const void *sb, int sc, struct ompi_datatype_t *st, void *rb, int rc, \
+    struct ompi_datatype_t *rt
+#define RDMABAR_GATHERV_ARGS const void *sb, int sc, struct ompi_datatype_t *st, void *rb, const int *rc, \
+    const int *rd, struct ompi_datatype_t *rt
+#define RDMABAR_ALLTOALLV_ARGS const void *sb, const int *sc, const int *sd, struct ompi_datatype_t *st, \
+    void *rb, const int *rc, const int *rd, struct ompi_datatype_t *rt
+#define RDMABAR_ALLTOALLW_ARGS const void *sb, const int *sc, const MPI_Aint *sd, \
+    struct ompi_datatype_t * const *st, void *rb, const int *rc, const MPI_Aint *rd, \
+    struct ompi_datatype_t * const *rt
+
+RDMABAR_NO_NEIGHBOR(gather, RDMABAR_GATHER_ARGS)
+RDMABAR_NO_NEIGHBOR(gatherv, RDMABAR_GATHERV_ARGS)
+RDMABAR_NO_NEIGHBOR(alltoallv, RDMABAR_ALLTOALLV_ARGS)
+RDMABAR_NO_NEIGHBOR(alltoallw, RDMABAR_ALLTOALLW_ARGS)
+
+#undef RDMABAR_NO_NEIGHBOR
+#define RDMABAR_NO_NEIGHBOR(name, ...)                                            \
+    static int rdmabar_no_##name (__VA_ARGS__, struct ompi_communicator_t *comm, \
+                                  ompi_request_t **request, mca_coll_base_module_t *module) \
+    {                                                                           \
+        return rdmabar_no_neighbor (comm);                                      \
+    }
+
+RDMABAR_NO_NEIGHBOR(igather, RDMABAR_GATHER_ARGS)
+RDMABAR_NO_NEIGHBOR(igatherv, RDMABAR_GATHERV_ARGS)
+RDMABAR_NO_NEIGHBOR(ialltoallv, RDMABAR_ALLTOALLV_ARGS)
+RDMABAR_NO_NEIGHBOR(ialltoallw, RDMABAR_ALLTOALLW_ARGS)
+
+#undef RDMABAR_NO_NEIGHBOR
+#define RDMABAR_NO_NEIGHBOR(name, ...)                                            \
+    static int rdmabar_no_##name (__VA_ARGS__, struct ompi_communicator_t *comm, \
+                                  struct ompi_info_t *info, ompi_request_t **request, \
+                                  mca_coll_base_module_t *module)               \
+    {                                                                           \
+        return rdmabar_no_neighbor (comm);                                      \
+    }
+
+RDMABAR_NO_NEIGHBOR(gather_init, RDMABAR_GATHER_ARGS)
+RDMABAR_NO_NEIGHBOR(gatherv_init, RDMABAR_GATHERV_ARGS)
+RDMABAR_NO_NEIGHBOR(alltoallv_init, RDMABAR_ALLTOALLV_ARGS)
+RDMABAR_NO_NEIGHBOR(alltoallw_init, RDMABAR_ALLTOALLW_ARGS)
+
+/* ------------------------------------------------------------ filling */
+
+#define RDMABAR_FILL(name, fn)                                  \
+    do {                                                        \
+        if (NULL == comm->c_coll->coll_##name) {                \
+            module->super.coll_##name = fn;                     \
+            ++filled;                                           \
+        }                                                       \
+    } while (0)
+
+static int rdmabar_fill_blocking (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm)
+{
+    const bool one = 1 == ompi_comm_size (comm);
+    int filled = 0;
+
+    RDMABAR_FILL(allgather, one ? rdmabar_local_allgather : ompi_coll_base_allgather_intra_bruck);
+    RDMABAR_FILL(allgatherv, one ? rdmabar_local_allgatherv : ompi_coll_base_allgatherv_intra_ring);
+    RDMABAR_FILL(allreduce, one ? rdmabar_local_allreduce : rdmabar_allreduce);
+    RDMABAR_FILL(alltoall, one ? rdmabar_local_alltoall : ompi_coll_base_alltoall_intra_basic_linear);
+    RDMABAR_FILL(alltoallv, one ? rdmabar_local_alltoallv : ompi_coll_base_alltoallv_intra_basic_linear);
+    RDMABAR_FILL(alltoallw, mca_coll_rdmabar_alltoallw);
+    RDMABAR_FILL(bcast, one ? rdmabar_local_bcast : rdmabar_bcast);
+    RDMABAR_FILL(exscan, one ? rdmabar_local_exscan : ompi_coll_base_exscan_intra_linear);
+    RDMABAR_FILL(gather, one ? rdmabar_local_gather : ompi_coll_base_gather_intra_binomial);
+    RDMABAR_FILL(gatherv, mca_coll_rdmabar_gatherv);
+    RDMABAR_FILL(reduce, one ? rdmabar_local_reduce : rdmabar_reduce);
+    RDMABAR_FILL(reduce_scatter, one ? rdmabar_local_reduce_scatter
+                                     : ompi_coll_base_reduce_scatter_intra_nonoverlapping);
+    RDMABAR_FILL(reduce_scatter_block, one ? rdmabar_local_reduce_scatter_block
+                                           : ompi_coll_base_reduce_scatter_block_basic_linear);
+    RDMABAR_FILL(scan, one ? rdmabar_local_scan : ompi_coll_base_scan_intra_linear);
+    RDMABAR_FILL(scatter, one ? rdmabar_local_scatter : ompi_coll_base_scatter_intra_binomial);
+    RDMABAR_FILL(scatterv, mca_coll_rdmabar_scatterv);
+    RDMABAR_FILL(reduce_local, mca_coll_base_reduce_local);
+    return filled;
+}
+
+static int rdmabar_fill_nonblocking (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm)
+{
+    int filled = 0;
+
+    RDMABAR_FILL(iallgather, mca_coll_rdmabar_iallgather);
+    RDMABAR_FILL(iallgatherv, mca_coll_rdmabar_iallgatherv);
+    RDMABAR_FILL(iallreduce, mca_coll_rdmabar_iallreduce);
+    RDMABAR_FILL(ialltoall, mca_coll_rdmabar_ialltoall);
+    RDMABAR_FILL(ialltoallv, mca_coll_rdmabar_ialltoallv);
+    RDMABAR_FILL(ialltoallw, mca_coll_rdmabar_ialltoallw);
+    RDMABAR_FILL(ibarrier, mca_coll_rdmabar_ibarrier);
+    RDMABAR_FILL(ibcast, mca_coll_rdmabar_ibcast);
+    RDMABAR_FILL(iexscan, mca_coll_rdmabar_iexscan);
+    RDMABAR_FILL(igather, mca_coll_rdmabar_igather);
+    RDMABAR_FILL(igatherv, mca_coll_rdmabar_igatherv);
+    RDMABAR_FILL(ireduce, mca_coll_rdmabar_ireduce);
+    RDMABAR_FILL(ireduce_scatter, mca_coll_rdmabar_ireduce_scatter);
+    RDMABAR_FILL(ireduce_scatter_block, mca_coll_rdmabar_ireduce_scatter_block);
+    RDMABAR_FILL(iscan, mca_coll_rdmabar_iscan);
+    RDMABAR_FILL(iscatter, mca_coll_rdmabar_iscatter);
+    RDMABAR_FILL(iscatterv, mca_coll_rdmabar_iscatterv);
+    return filled;
+}
+
+static int rdmabar_fill_persistent (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm)
+{
+    int filled = 0;
+
+    RDMABAR_FILL(allgather_init, mca_coll_rdmabar_allgather_init);
+    RDMABAR_FILL(allgatherv_init, mca_coll_rdmabar_allgatherv_init);
+    RDMABAR_FILL(allreduce_init, mca_coll_rdmabar_allreduce_init);
+    RDMABAR_FILL(alltoall_init, mca_coll_rdmabar_alltoall_init);
+    RDMABAR_FILL(alltoallv_init, mca_coll_rdmabar_alltoallv_init);
+    RDMABAR_FILL(alltoallw_init, mca_coll_rdmabar_alltoallw_init);
+    RDMABAR_FILL(barrier_init, mca_coll_rdmabar_barrier_init);
+    RDMABAR_FILL(bcast_init, mca_coll_rdmabar_bcast_init);
+    RDMABAR_FILL(exscan_init, mca_coll_rdmabar_exscan_init);
+    RDMABAR_FILL(gather_init, mca_coll_rdmabar_gather_init);
+    RDMABAR_FILL(gatherv_init, mca_coll_rdmabar_gatherv_init);
+    RDMABAR_FILL(reduce_init, mca_coll_rdmabar_reduce_init);
+    RDMABAR_FILL(reduce_scatter_init, mca_coll_rdmabar_reduce_scatter_init);
+    RDMABAR_FILL(reduce_scatter_block_init, mca_coll_rdmabar_reduce_scatter_block_init);
+    RDMABAR_FILL(scan_init, mca_coll_rdmabar_scan_init);
+    RDMABAR_FILL(scatter_init, mca_coll_rdmabar_scatter_init);
+    RDMABAR_FILL(scatterv_init, mca_coll_rdmabar_scatterv_init);
+    return filled;
+}
+
+static void rdmabar_fill_neighborhood (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm)
+{
+    int filled = 0;
+
+    RDMABAR_FILL(neighbor_allgather, rdmabar_no_gather);
+    RDMABAR_FILL(neighbor_allgatherv, rdmabar_no_gatherv);
+    RDMABAR_FILL(neighbor_alltoall, rdmabar_no_gather);
+    RDMABAR_FILL(neighbor_alltoallv, rdmabar_no_alltoallv);
+    RDMABAR_FILL(neighbor_alltoallw, rdmabar_no_alltoallw);
+    RDMABAR_FILL(ineighbor_allgather, rdmabar_no_igather);
+    RDMABAR_FILL(ineighbor_allgatherv, rdmabar_no_igatherv);
+    RDMABAR_FILL(ineighbor_alltoall, rdmabar_no_igather);
+    RDMABAR_FILL(ineighbor_alltoallv, rdmabar_no_ialltoallv);
+    RDMABAR_FILL(ineighbor_alltoallw, rdmabar_no_ialltoallw);
+    RDMABAR_FILL(neighbor_allgather_init, rdmabar_no_gather_init);
+    RDMABAR_FILL(neighbor_allgatherv_init, rdmabar_no_gatherv_init);
+    RDMABAR_FILL(neighbor_alltoall_init, rdmabar_no_gather_init);
+    RDMABAR_FILL(neighbor_alltoallv_init, rdmabar_no_alltoallv_init);
+    RDMABAR_FILL(neighbor_alltoallw_init, rdmabar_no_alltoallw_init);
+    (void) filled;
+}
+
+/* Returns how many collectives rdmabar took over, or an error.  The base
+ * algorithms keep their per-communicator state in the module's base_data. */
+int mca_coll_rdmabar_fill (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm)
+{
+    int filled = rdmabar_fill_blocking (module, comm) + rdmabar_fill_nonblocking (module, comm) +
+                 rdmabar_fill_persistent (module, comm);
+
+    if (0 == filled) {
+        return 0;
+    }
+    rdmabar_fill_neighborhood (module, comm);
+    module->super.base_data = OBJ_NEW(mca_coll_base_comm_t);
+    if (NULL == module->super.base_data) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    opal_output_verbose (MCA_BASE_VERBOSE_COMPONENT, ompi_coll_base_framework.framework_output,
+                         "coll/rdmabar: %s: no component below supplies %d collectives; rdmabar supplies "
+                         "them (base algorithms, linear nonblocking and persistent ones)", comm->c_name, filled);
+    return filled;
+}
