@@ -129,6 +129,20 @@ for np in 1 2 3; do
 done
 LABEL="--mca coll ^rdmabar" run_test "rdmabar: the same checks against coll/tuned" \
     mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca coll ^rdmabar "$bin/coll/test_barrier" -c 1000
+# --mca coll rdmabar alone carries every collective; the same checks in
+# the default set show the test itself agrees with Open MPI's components
+for np in 1 2 3; do
+    LABEL="--mca coll rdmabar, $np ranks" run_test "rdmabar alone: every collective, $np ranks" \
+        mpirun -np $np --oversubscribe --mca mpi_yield_when_idle 1 --mca coll rdmabar \
+        "$bin/coll/test_collectives_values" -u -q
+done
+LABEL="default coll set, 3 ranks" run_test "rdmabar: every collective in the default set" \
+    mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 "$bin/coll/test_collectives_values" -q
+for prog in coll/test_barrier mpi/test_mpi_semantics; do
+    LABEL="--mca coll rdmabar, 3 ranks, $prog" run_test "rdmabar alone: $prog" \
+        mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca coll rdmabar "$bin/$prog"
+done
+run_test "rdmabar: invalid parameters"                  "$t/coll/test_rdmabar_bad_params.sh"
 run_test "rdmabar: emulated nodes"                       "$t/coll/test_rdmabar_cluster.sh"
 run_test "rwv: invalid parameters"                      "$t/btl/test_rwv_bad_params.sh"
 run_test "rwv: 2 emulated nodes"                        "$t/btl/test_rwv_cluster.sh" 2 1

@@ -10,8 +10,12 @@
  * "ok - ..." or "not ok - ..." line per check.
  *
  *   test_barrier [-n SKEW_ROUNDS] [-b BACK_TO_BACK] [-c CREATE_FREE_CYCLES]
+ *   test_barrier -k N    the last rank kills itself in barrier N; the others
+ *                        report an error a barrier returns (exit 3), or are
+ *                        ended by the job; they must not hang
  */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -78,9 +82,28 @@ static int skew_violations (MPI_Comm comm, int rounds, unsigned seed)
     return bad;
 }
 
+static int die_in_barrier (int n, int size)
+{
+    MPI_Comm_set_errhandler (MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (int i = 0 ; ; ++i) {
+        int rc, cls;
+
+        if (i == n && world_rank == size - 1) {
+            raise (SIGKILL);
+        }
+        rc = MPI_Barrier (MPI_COMM_WORLD);
+        if (MPI_SUCCESS != rc) {
+            MPI_Error_class (rc, &cls);
+            printf ("# rank %d: barrier %d returned error class %d\n", world_rank, i, cls);
+            fflush (stdout);
+            return 3;
+        }
+    }
+}
+
 int main (int argc, char **argv)
 {
-    int opt, rounds = 30, back_to_back = 10000, cycles = 10000, size;
+    int opt, rounds = 30, back_to_back = 10000, cycles = 10000, size, kill_at = -1;
     unsigned seed;
     MPI_Comm dup, half, reversed;
     char what[128];
@@ -88,13 +111,17 @@ int main (int argc, char **argv)
     MPI_Init (&argc, &argv);
     MPI_Comm_rank (MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size (MPI_COMM_WORLD, &size);
-    while (-1 != (opt = getopt (argc, argv, "n:b:c:"))) {
+    while (-1 != (opt = getopt (argc, argv, "n:b:c:k:"))) {
         switch (opt) {
+        case 'k': kill_at = atoi (optarg); break;
         case 'n': rounds = atoi (optarg); break;
         case 'b': back_to_back = atoi (optarg); break;
         case 'c': cycles = atoi (optarg); break;
         default: MPI_Abort (MPI_COMM_WORLD, 2);
         }
+    }
+    if (kill_at >= 0) {
+        return die_in_barrier (kill_at, size);
     }
     seed = 12345u + 977u * (unsigned) world_rank;
     snprintf (what, sizeof (what), "%d skewed barriers, %d ranks", rounds, size);

@@ -10,6 +10,10 @@
  *
  * Run it with `--mca coll rdmabar' alone to prove rdmabar carries a whole
  * MPI program; in the default set it checks Open MPI's own components.
+ *   test_collectives_values [-u] [-q]
+ * -u: neighborhood collectives must fail with MPI_ERR_UNSUPPORTED_OPERATION
+ *     (rdmabar alone has none) instead of giving the right values.
+ * -q: print only failed checks and one summary line.
  */
 #include <mpi.h>
 #include <mpi-ext.h>
@@ -25,7 +29,7 @@ static const char *mode_name[] = {"blocking", "nonblocking", "persistent"};
 #define N 5      /* elements per block */
 #define MOD 1009
 
-static int rank, size, failures;
+static int rank, size, failures, passed, quiet;
 static MPI_Comm comm;
 static MPI_Datatype mat_type;
 static MPI_Op mat_op;
@@ -40,7 +44,8 @@ static void report (const char *what, int mode, int inplace, int bad)
     int all_bad = 0;
 
     MPI_Allreduce (&bad, &all_bad, 1, MPI_INT, MPI_SUM, comm);
-    if (0 == rank) {
+    passed += 0 == all_bad;
+    if (0 == rank && (all_bad || !quiet)) {
         printf ("%s - %s%s (%s) at %d ranks: %d wrong values\n", all_bad ? "not ok" : "ok", what,
                 inplace ? " in place" : "", mode_name[mode], size, all_bad);
     }
@@ -615,8 +620,36 @@ static void run_all (void)
     check_in_flight ();
 }
 
+/* MPI_Neighbor_allgather on a periodic ring: each rank gets its left and
+ * right neighbours' ranks, or, with want_error, a clean error. */
+static void check_neighborhood (int want_error)
+{
+    int dims = size, periods = 1, in = rank, out[2] = {-1, -1}, bad = 0, rc, cls = MPI_SUCCESS;
+    MPI_Comm ring;
+
+    MPI_Cart_create (comm, 1, &dims, &periods, 0, &ring);
+    MPI_Comm_set_errhandler (ring, MPI_ERRORS_RETURN);
+    rc = MPI_Neighbor_allgather (&in, 1, MPI_INT, out, 1, MPI_INT, ring);
+    MPI_Error_class (rc, &cls);
+    if (want_error) {
+        bad = MPI_ERR_UNSUPPORTED_OPERATION != cls;
+    } else {
+        bad = MPI_SUCCESS != rc || out[0] != (rank + size - 1) % size || out[1] != (rank + 1) % size;
+    }
+    MPI_Comm_free (&ring);
+    report (want_error ? "neighborhood collective: MPI_ERR_UNSUPPORTED_OPERATION, no crash"
+                       : "neighborhood collective", BLOCKING, 0, bad);
+}
+
 int main (int argc, char **argv)
 {
+    int want_error = 0, world_size;
+
+    for (int i = 1 ; i < argc ; ++i) {
+        want_error |= 0 == strcmp (argv[i], "-u");
+        quiet |= 0 == strcmp (argv[i], "-q");
+    }
+
     MPI_Init (&argc, &argv);
     MPI_Type_contiguous (4, MPI_INT, &mat_type);
     MPI_Type_commit (&mat_type);
@@ -627,14 +660,20 @@ int main (int argc, char **argv)
     comm = MPI_COMM_WORLD;
     MPI_Comm_size (comm, &size);
     run_all ();
+    check_neighborhood (want_error);
     MPI_Comm_split (MPI_COMM_WORLD, 0, -rank, &comm);
     MPI_Comm_rank (comm, &rank);
     MPI_Comm_size (comm, &size);
-    if (0 == rank) {
+    if (0 == rank && !quiet) {
         printf ("# again on a communicator with reversed rank order\n");
     }
     run_all ();
     MPI_Comm_free (&comm);
+    MPI_Comm_size (MPI_COMM_WORLD, &world_size);
+    if (0 == rank && quiet && 0 == failures) {
+        printf ("ok - %d checks of every collective (blocking, nonblocking, persistent; in place; non-commutative "
+                "op; overlap) gave the right values at %d ranks\n", passed, world_size);
+    }
 
     MPI_Op_free (&mat_op);
     MPI_Type_free (&mat_type);

@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # Proves coll/rdmabar between emulated nodes: the skew, communicator,
 # back-to-back and create/free checks of test_barrier pass with node
-# leaders exchanging RDMA-written flags, for several node and rank counts
-# (powers of two and not), both algorithms, over btl/rwv and btl/tcp; and
-# the log shows the RDMA phase was the one used.
+# leaders exchanging RDMA-written flags, for 2 to 5 nodes with 1 to 3 ranks
+# each (powers of two and not), both algorithms, over btl/rwv and btl/tcp;
+# and the log shows the RDMA phase was the one used.  Then, with
+# `--mca coll rdmabar' alone, every collective gives the right values
+# across nodes, and a rank killed inside a barrier ends the job instead of
+# leaving the others waiting.
 set -u
 . "$(dirname "$0")/../cluster/cluster.sh"
-bin=$RWV_BUILD/test/coll/test_barrier
+. "$(dirname "$0")/../lib.sh"
+bin=$RWV_BUILD/test/coll
 
 for config in "2 1 rwv dissemination" "2 2 rwv recursive_doubling" "3 2 tcp dissemination" \
-              "3 3 rwv recursive_doubling" "5 1 rwv dissemination" "5 2 tcp recursive_doubling"; do
+              "3 3 rwv recursive_doubling" "4 1 tcp recursive_doubling" "5 1 rwv dissemination" \
+              "5 2 tcp recursive_doubling"; do
     set -- $config
     nodes=$1 ppn=$2 btl=$3 alg=$4
     label="($nodes nodes x $ppn ranks, btl/$btl, $alg)"
     cluster_up "$nodes" 1 >/dev/null || exit $?
     out=$(cluster_mpirun -np $((nodes * ppn)) --map-by node --mca mpi_yield_when_idle 1 \
           --mca btl self,vader,$btl --mca coll_rdmabar_algorithm $alg --mca coll_base_verbose 10 \
-          "$bin" -n 15 -c 100 -b 1000 2>&1)
+          "$bin/test_barrier" -n 15 -c 100 -b 1000 2>&1)
     echo "$out" | grep -E '^(ok|not ok) - ' | sed "s|\$| $label|"
     if echo "$out" | grep -q "node leaders exchange flags with btl/$btl puts"; then
         echo "ok - the node leaders exchanged RDMA-written flags $label"
@@ -25,3 +30,32 @@ for config in "2 1 rwv dissemination" "2 2 rwv recursive_doubling" "3 2 tcp diss
     fi
     cluster_down
 done
+
+# rdmabar as the only coll component, across nodes
+for config in "2 2 rwv" "3 1 tcp"; do
+    set -- $config
+    nodes=$1 ppn=$2 btl=$3
+    label="(--mca coll rdmabar alone, $nodes nodes x $ppn ranks, btl/$btl)"
+    cluster_up "$nodes" 1 >/dev/null || exit $?
+    out=$(cluster_mpirun -np $((nodes * ppn)) --map-by node --mca mpi_yield_when_idle 1 \
+          --mca btl self,vader,$btl --mca coll rdmabar "$bin/test_collectives_values" -u -q 2>&1)
+    rc=$?
+    echo "$out" | grep -E '^(ok|not ok) - ' | sed "s|\$| $label|"
+    [ "$rc" -eq 0 ] || { echo "not ok - test_collectives_values exited with $rc $label"; echo "$out" | tail -5; }
+    cluster_down
+done
+
+# a rank killed inside a barrier: the runtime is told to let the others run
+# on (--enable-recovery); rwv sees the connection close without a goodbye
+cluster_up 2 1 >/dev/null || exit $?
+err=$(mktemp)
+run_keeping_help "$err" timeout 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --enable-recovery \
+    --mca btl self,vader,rwv "$1" -k 200 1>&2' "$(dirname "$0")/../cluster/cluster.sh" "$bin/test_barrier"
+rc=$?
+if [ "$rc" -ne 124 ] && grep -q -e 'closed the connection without saying goodbye' -e 'barrier .* returned error' "$err"; then
+    echo "ok - a rank killed inside a barrier ends the job with a message, no hang (exit $rc)"
+else
+    echo "not ok - rank killed inside a barrier: exit $rc"; tail -8 "$err"
+fi
+rm -f "$err"
+cluster_down

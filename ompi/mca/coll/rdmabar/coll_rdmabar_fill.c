@@ -106,7 +106,7 @@ static int rdmabar_no_neighbor (struct ompi_communicator_t *comm)
         opal_show_help ("help-coll-rdmabar.txt", "no-neighborhood", true, ompi_process_info.nodename,
                         comm->c_name);
     }
-    return OMPI_ERR_NOT_SUPPORTED;
+    return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
 #define RDMABAR_NO_NEIGHBOR(name, ...)                                            \
