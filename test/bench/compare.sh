@@ -46,28 +46,12 @@ else
     echo "This needs network namespaces (root): run ./quickstart.sh as root for the emulated 2-node link."
 fi
 echo
-echo "## MPI_Barrier on one node, us per barrier (medians of 7 x 20000 barriers)"
-echo
-echo "| ranks | coll/rdmabar | coll/tuned | coll/sm | rdmabar vs tuned | rdmabar vs sm |"
-echo "|---:|---:|---:|---:|---:|---:|"
-for np in 2 3; do
-    extra=""
-    [ "$np" -gt "$(nproc)" ] && extra="--oversubscribe --mca mpi_yield_when_idle 1"
-    v=()
-    for coll in "" "--mca coll ^rdmabar" "--mca coll ^rdmabar --mca coll_sm_priority 60"; do
-        v+=("$(mpirun -np $np $extra $coll "$top/_build/test/bench/bench_barrier" -n 5000 2>/dev/null | awk '{print $2}')")
-    done
-    echo "| $np$([ -n "$extra" ] && echo ' (yield)') | ${v[0]} | ${v[1]} | ${v[2]} | $(awk -v a="${v[0]}" -v b="${v[1]}" 'BEGIN {printf "%.2fx", a/b}') | $(awk -v a="${v[0]}" -v b="${v[2]}" 'BEGIN {printf "%.2fx", a/b}') |"
-done
-echo
-echo "Between nodes rdmabar's leaders exchange RDMA-written flags; README has figures for"
-echo "2 and 4 emulated nodes (test/bench/bench_barrier under test/cluster/cluster.sh mpirun)."
+"$top/test/bench/bench_barrier.sh"
 echo
 echo "## Not built yet"
 echo
 echo "| what | state |"
 echo "|---|---|"
-echo "| coll/rdmabar as the only coll component | --mca coll rdmabar alone: Open MPI 4.1 needs every collective from it; not built |"
 echo "| btl/rwv multi-rail striping and failover | not built: one rail per peer at a time |"
 echo "| btl/rwv native verbs rail | not built: btl/rwv runs on libfabric rails (tcp here, verbs provider on RDMA hardware) |"
 echo "| btl/rwv atomics for MPI one-sided | not built |"

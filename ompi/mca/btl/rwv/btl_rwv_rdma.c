@@ -7,6 +7,12 @@
  * stream is one TCP connection), the FIN that ob1 sends after the callback
  * reaches the target after the data, so the target never reads early.  A
  * get completes when the data is in local memory.
+ *
+ * A put no larger than the provider's inject size is injected: the source
+ * is free again at once, so the callback runs before put returns, and the
+ * same stream order keeps any later message behind the data.  That saves
+ * the completion event and its CQ read on the origin (an 8-byte flag
+ * write, as coll/rdmabar's, is then a single send).
  */
 #include "opal_config.h"
 
@@ -88,6 +94,15 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     rdma->cbdata = cbdata;
 
     rail = conn->rail;
+    if (is_put && size <= rail->inject_size &&
+        OPAL_SUCCESS == rail->ops->inject_write (conn, local_address, size,
+                                                 mca_btl_rwv_rail_raddr (rail, remote_handle->base, remote_address),
+                                                 remote_handle->rkey[rail->index], false, 0)) {
+        opal_free_list_return (&module->rdma_ops, &rdma->op.super);
+        MCA_BTL_RWV_UNLOCK(module);
+        cbfunc (&module->super, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+        return OPAL_SUCCESS;
+    }
     reg = local_handle ? (mca_btl_rwv_reg_t *) ((char *) local_handle - offsetof (mca_btl_rwv_reg_t, handle)) : NULL;
     rc = post (conn, local_address, size, reg ? reg->desc[rail->index] : NULL,
                mca_btl_rwv_rail_raddr (rail, remote_handle->base, remote_address),

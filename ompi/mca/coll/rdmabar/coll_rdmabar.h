@@ -83,7 +83,7 @@ OBJ_CLASS_DECLARATION(mca_coll_rdmabar_module_t);
 
 mca_coll_base_module_t *mca_coll_rdmabar_comm_query (struct ompi_communicator_t *comm, int *priority);
 int mca_coll_rdmabar_barrier (struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
-void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value);
+void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value, bool remote);
 
 /* coll_rdmabar_fill.c: every collective no component below supplies */
 int mca_coll_rdmabar_fill (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm);

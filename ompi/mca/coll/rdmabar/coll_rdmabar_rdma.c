@@ -288,7 +288,7 @@ static int rdmabar_dissemination (mca_coll_rdmabar_module_t *module, uint64_t n)
         if (OPAL_SUCCESS != rc) {
             return rc;
         }
-        mca_coll_rdmabar_wait (&module->slots[k], n);
+        mca_coll_rdmabar_wait (&module->slots[k], n, true);
     }
     return OPAL_SUCCESS;
 }
@@ -302,15 +302,15 @@ static int rdmabar_recursive_doubling (mca_coll_rdmabar_module_t *module, uint64
     if (i >= p) {
         /* extra: check in with a partner in the power-of-two set, wait to be released */
         rc = rdmabar_put (module, i - p, extra, n);
-        mca_coll_rdmabar_wait (&module->slots[extra], n);
+        mca_coll_rdmabar_wait (&module->slots[extra], n, true);
         return rc;
     }
     if (i + p < nl) {
-        mca_coll_rdmabar_wait (&module->slots[extra], n);
+        mca_coll_rdmabar_wait (&module->slots[extra], n, true);
     }
     for (int k = 0 ; (1 << k) < p && OPAL_SUCCESS == rc ; ++k) {
         rc = rdmabar_put (module, i ^ (1 << k), k, n);
-        mca_coll_rdmabar_wait (&module->slots[k], n);
+        mca_coll_rdmabar_wait (&module->slots[k], n, true);
     }
     if (i + p < nl && OPAL_SUCCESS == rc) {
         rc = rdmabar_put (module, i + p, extra, n);
