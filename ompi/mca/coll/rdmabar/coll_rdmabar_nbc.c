@@ -879,40 +879,39 @@ int mca_coll_rdmabar_allgatherv_init (const void *sbuf, int scount, ompi_datatyp
                                     MCA_COLL_BASE_TAG_ALLGATHERV, request, true);
 }
 
-static int rdmabar_ialltoallw_any (const void *sbuf, const rdmabar_layout_t *s, const rdmabar_layout_t *r,
-                                   comm_t *comm, int tag, ompi_request_t **request, bool persistent)
+/* alltoall (counts NULL) and alltoallv */
+static int rdmabar_ialltoallv_any (const void *sbuf, int scount, const int *scounts, const int *sdispls,
+                                   ompi_datatype_t *stype, void *rbuf, int rcount, const int *rcounts,
+                                   const int *rdispls, ompi_datatype_t *rtype, comm_t *comm, int tag,
+                                   ompi_request_t **request, bool persistent)
 {
-    RDMABAR_NB(build_alltoall (MPI_IN_PLACE == sbuf ? NULL : s, r, comm, tag, persistent, &req));
+    rdmabar_layout_t s = rdmabar_layout (sbuf, scount, scounts, sdispls, MPI_IN_PLACE == sbuf ? rtype : stype, NULL);
+    rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, rcounts, rdispls, rtype, NULL);
+    RDMABAR_NB(build_alltoall (MPI_IN_PLACE == sbuf ? NULL : &s, &r, comm, tag, persistent, &req));
 }
 
 int mca_coll_rdmabar_ialltoall (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, int rcount,
                                 ompi_datatype_t *rtype, comm_t *comm, ompi_request_t **request,
                                 mca_coll_base_module_t *module)
 {
-    rdmabar_layout_t s = rdmabar_layout (sbuf, scount, NULL, NULL, MPI_IN_PLACE == sbuf ? rtype : stype, NULL);
-    rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, NULL, NULL, rtype, NULL);
-
-    return rdmabar_ialltoallw_any (sbuf, &s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALL, request, false);
+    return rdmabar_ialltoallv_any (sbuf, scount, NULL, NULL, stype, rbuf, rcount, NULL, NULL, rtype, comm,
+                                   MCA_COLL_BASE_TAG_ALLTOALL, request, false);
 }
 
 int mca_coll_rdmabar_alltoall_init (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, int rcount,
                                     ompi_datatype_t *rtype, comm_t *comm, struct ompi_info_t *info,
                                     ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    rdmabar_layout_t s = rdmabar_layout (sbuf, scount, NULL, NULL, MPI_IN_PLACE == sbuf ? rtype : stype, NULL);
-    rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, NULL, NULL, rtype, NULL);
-
-    return rdmabar_ialltoallw_any (sbuf, &s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALL, request, true);
+    return rdmabar_ialltoallv_any (sbuf, scount, NULL, NULL, stype, rbuf, rcount, NULL, NULL, rtype, comm,
+                                   MCA_COLL_BASE_TAG_ALLTOALL, request, true);
 }
 
 int mca_coll_rdmabar_ialltoallv (const void *sbuf, const int *scounts, const int *sdispls, ompi_datatype_t *stype,
                                  void *rbuf, const int *rcounts, const int *rdispls, ompi_datatype_t *rtype,
                                  comm_t *comm, ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, sdispls, MPI_IN_PLACE == sbuf ? rtype : stype, NULL);
-    rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, rdispls, rtype, NULL);
-
-    return rdmabar_ialltoallw_any (sbuf, &s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALLV, request, false);
+    return rdmabar_ialltoallv_any (sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype, comm,
+                                   MCA_COLL_BASE_TAG_ALLTOALLV, request, false);
 }
 
 int mca_coll_rdmabar_alltoallv_init (const void *sbuf, const int *scounts, const int *sdispls,
@@ -920,10 +919,19 @@ int mca_coll_rdmabar_alltoallv_init (const void *sbuf, const int *scounts, const
                                      ompi_datatype_t *rtype, comm_t *comm, struct ompi_info_t *info,
                                      ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, sdispls, MPI_IN_PLACE == sbuf ? rtype : stype, NULL);
-    rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, rdispls, rtype, NULL);
+    return rdmabar_ialltoallv_any (sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype, comm,
+                                   MCA_COLL_BASE_TAG_ALLTOALLV, request, true);
+}
 
-    return rdmabar_ialltoallw_any (sbuf, &s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALLV, request, true);
+static int rdmabar_ialltoallw_any (const void *sbuf, const int *scounts, const int *sdispls,
+                                   ompi_datatype_t * const *stypes, void *rbuf, const int *rcounts,
+                                   const int *rdispls, ompi_datatype_t * const *rtypes, comm_t *comm,
+                                   ompi_request_t **request, bool persistent)
+{
+    rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, sdispls, NULL, stypes);
+    rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, rdispls, NULL, rtypes);
+    RDMABAR_NB(build_alltoall (MPI_IN_PLACE == sbuf ? NULL : &s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALLW, persistent,
+                               &req));
 }
 
 int mca_coll_rdmabar_ialltoallw (const void *sbuf, const int *scounts, const int *sdispls,
@@ -931,10 +939,8 @@ int mca_coll_rdmabar_ialltoallw (const void *sbuf, const int *scounts, const int
                                  const int *rdispls, ompi_datatype_t * const *rtypes, comm_t *comm,
                                  ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, sdispls, NULL, stypes);
-    rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, rdispls, NULL, rtypes);
-
-    return rdmabar_ialltoallw_any (sbuf, &s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALLW, request, false);
+    return rdmabar_ialltoallw_any (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, request,
+                                   false);
 }
 
 int mca_coll_rdmabar_alltoallw_init (const void *sbuf, const int *scounts, const int *sdispls,
@@ -943,10 +949,8 @@ int mca_coll_rdmabar_alltoallw_init (const void *sbuf, const int *scounts, const
                                      struct ompi_info_t *info, ompi_request_t **request,
                                      mca_coll_base_module_t *module)
 {
-    rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, sdispls, NULL, stypes);
-    rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, rdispls, NULL, rtypes);
-
-    return rdmabar_ialltoallw_any (sbuf, &s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALLW, request, true);
+    return rdmabar_ialltoallw_any (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, request,
+                                   true);
 }
 
 int mca_coll_rdmabar_alltoallw (const void *sbuf, const int *scounts, const int *sdispls,
