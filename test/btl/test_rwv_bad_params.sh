@@ -24,7 +24,7 @@ check_param () { # description mca-args... -- expected-message
     else
         echo "not ok - $what with other BTLs: exit $rc"; tail -5 "$err"; fail=1
     fi
-    out=$(run_keeping_help "$err" timeout 60 mpirun -np 2 --mca btl self,rwv "${args[@]}" "$bin" -m 65536)
+    out=$(RWV_EXPECT=$expect run_keeping_help "$err" timeout 60 mpirun -np 2 --mca btl self,rwv "${args[@]}" "$bin" -m 65536)
     rc=$?
     if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "$expect" "$err"; then
         echo "ok - $what: with rwv the only network BTL the job stops with that message"
