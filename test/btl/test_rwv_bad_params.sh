@@ -17,7 +17,7 @@ check_param () { # description mca-args... -- expected-message
     local expect=$2
     local out rc
 
-    out=$(run_keeping_help "$err" timeout 60 mpirun -np 2 --mca btl self,vader,tcp,rwv "${args[@]}" "$bin" -m 65536)
+    out=$(RWV_EXPECT=$expect run_keeping_help "$err" timeout 60 mpirun -np 2 --mca btl self,vader,tcp,rwv "${args[@]}" "$bin" -m 65536)
     rc=$?
     if [ "$rc" -eq 0 ] && echo "$out" | grep -q '^ok - ping-pong' && grep -q "$expect" "$err"; then
         echo "ok - $what: clear message, and the job runs on the other BTLs"

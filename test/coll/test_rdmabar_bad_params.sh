@@ -9,7 +9,7 @@ bin=$RWV_BUILD/test/coll/test_barrier
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 
-out=$(run_keeping_help "$err" timeout 60 mpirun -np 2 --mca coll_rdmabar_priority -3 --mca coll_base_verbose 10 \
+out=$(RWV_EXPECT="coll/rdmabar was given a negative priority" run_keeping_help "$err" timeout 60 mpirun -np 2 --mca coll_rdmabar_priority -3 --mca coll_base_verbose 10 \
       "$bin" -n 5 -c 10 -b 10)
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q 'coll/rdmabar was given a negative priority' "$err" &&
@@ -20,7 +20,7 @@ else
     echo "not ok - negative priority: exit $rc"; tail -5 "$err"
 fi
 
-out=$(run_keeping_help "$err" timeout 60 mpirun -np 2 --mca coll_rdmabar_algorithm fastest "$bin" -n 5 -c 10 -b 10)
+out=$(RWV_EXPECT="Value *: fastest" run_keeping_help "$err" timeout 60 mpirun -np 2 --mca coll_rdmabar_algorithm fastest "$bin" -n 5 -c 10 -b 10)
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q 'Variable *: coll_rdmabar_algorithm' "$err" && grep -q 'Value *: fastest' "$err" &&
    echo "$out" | grep -q '^ok - 5 skewed barriers'; then

@@ -49,7 +49,7 @@ done
 # on (--enable-recovery); rwv sees the connection close without a goodbye
 cluster_up 2 1 >/dev/null || exit $?
 err=$(mktemp)
-run_keeping_help "$err" timeout 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --enable-recovery \
+RWV_EXPECT="closed the connection without saying goodbye" run_keeping_help "$err" timeout 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --enable-recovery \
     --mca btl self,vader,rwv "$1" -k 200 1>&2' "$(dirname "$0")/../cluster/cluster.sh" "$bin/test_barrier"
 rc=$?
 if [ "$rc" -ne 124 ] && grep -q -e 'closed the connection without saying goodbye' -e 'barrier .* returned error' "$err"; then
