@@ -4,6 +4,7 @@
 #include "ompi_config.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -27,6 +28,29 @@ static volatile uint64_t *mca_coll_rdmabar_release (const mca_coll_rdmabar_modul
     return mca_coll_rdmabar_line (module, module->local_size);
 }
 
+/* More ranks than cores (mpi_yield_when_idle): give the core away on every
+ * look.  A shared-memory flag needs no progress to change, so call
+ * opal_progress (which moves other traffic, and polls every BTL) only every
+ * 16th look.  An RDMA-written slot changes only inside opal_progress, and
+ * opal_progress would yield right after placing the write (a write is no
+ * event): progress without its yield, look, and only then yield. */
+static void mca_coll_rdmabar_wait_yielding (volatile uint64_t *flag, uint64_t value, bool remote)
+{
+    for (unsigned looks = 1 ; *flag < value ; ++looks) {
+        if (remote) {
+            opal_progress_yield_when_idle = false;
+            opal_progress ();
+            opal_progress_yield_when_idle = true;
+        } else if (0 == looks % 16) {
+            opal_progress ();
+        }
+        if (*flag < value) {
+            sched_yield ();
+        }
+    }
+    opal_atomic_rmb ();
+}
+
 /* Wait on local memory.  A shared-memory flag is written by another core:
  * spin a little between calls to opal_progress, which moves other traffic
  * along (calling it on every look doubles an on-node barrier's time).  An
@@ -38,10 +62,12 @@ static volatile uint64_t *mca_coll_rdmabar_release (const mca_coll_rdmabar_modul
  * on a futex instead of yielding measured 2-3x slower.) */
 void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value, bool remote)
 {
-    const int spins = opal_progress_yield_when_idle || remote ? 0 : 64;
-
+    if (opal_progress_yield_when_idle) {
+        mca_coll_rdmabar_wait_yielding (flag, value, remote);
+        return;
+    }
     while (*flag < value) {
-        for (int spin = 0 ; spin < spins && *flag < value ; ++spin) {
+        for (int spin = 0 ; !remote && spin < 64 && *flag < value ; ++spin) {
             __builtin_ia32_pause ();
         }
         if (*flag < value) {
