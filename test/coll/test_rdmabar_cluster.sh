@@ -13,7 +13,7 @@ set -u
 bin=$RWV_BUILD/test/coll
 
 for config in "2 1 rwv dissemination" "2 2 rwv recursive_doubling" "3 2 tcp dissemination" \
-              "3 3 rwv recursive_doubling" "4 1 tcp recursive_doubling" "5 1 rwv dissemination" \
+              "3 3 rwv recursive_doubling" "4 1 tcp linear" "4 2 rwv linear" "5 1 rwv dissemination" \
               "5 2 tcp recursive_doubling"; do
     set -- $config
     nodes=$1 ppn=$2 btl=$3 alg=$4

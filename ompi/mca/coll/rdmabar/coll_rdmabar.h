@@ -28,6 +28,7 @@ enum {
     MCA_COLL_RDMABAR_AUTO,
     MCA_COLL_RDMABAR_RECURSIVE_DOUBLING,
     MCA_COLL_RDMABAR_DISSEMINATION,
+    MCA_COLL_RDMABAR_LINEAR,
 };
 
 typedef struct mca_coll_rdmabar_component_t {
@@ -81,6 +82,7 @@ typedef struct mca_coll_rdmabar_module_t {
 } mca_coll_rdmabar_module_t;
 OBJ_CLASS_DECLARATION(mca_coll_rdmabar_module_t);
 
+const char *mca_coll_rdmabar_algorithm_name (int algorithm);
 mca_coll_base_module_t *mca_coll_rdmabar_comm_query (struct ompi_communicator_t *comm, int *priority);
 int mca_coll_rdmabar_barrier (struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value, bool remote);

@@ -132,9 +132,6 @@ static int mca_coll_rdmabar_node_setup (mca_coll_rdmabar_module_t *module, struc
     int ok, all_ok = 0, rc, leader_rank = 0;
 
     module->set_up = true;
-    if (MCA_COLL_RDMABAR_AUTO == module->algorithm) {
-        module->algorithm = MCA_COLL_RDMABAR_RECURSIVE_DOUBLING;
-    }
     mca_coll_rdmabar_locate (module, comm, &leader, &leader_rank);
     module->segment_size = (size_t) (module->local_size + 1) * MCA_COLL_RDMABAR_LINE;
     snprintf (name, sizeof (name), "/ompi-rdmabar-%u-%u-%u", (unsigned) leader.jobid, (unsigned) leader.vpid,

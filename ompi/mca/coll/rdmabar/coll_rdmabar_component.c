@@ -33,22 +33,35 @@ mca_coll_rdmabar_component_t mca_coll_rdmabar_component = {
     },
 };
 
+static const mca_base_var_enum_value_t rdmabar_algorithms[] = {
+    {MCA_COLL_RDMABAR_AUTO, "auto"},
+    {MCA_COLL_RDMABAR_RECURSIVE_DOUBLING, "recursive_doubling"},
+    {MCA_COLL_RDMABAR_DISSEMINATION, "dissemination"},
+    {MCA_COLL_RDMABAR_LINEAR, "linear"},
+    {0, NULL}};
+
+const char *mca_coll_rdmabar_algorithm_name (int algorithm)
+{
+    for (int i = 0 ; NULL != rdmabar_algorithms[i].string ; ++i) {
+        if (rdmabar_algorithms[i].value == algorithm) {
+            return rdmabar_algorithms[i].string;
+        }
+    }
+    return "?";
+}
+
 static int rdmabar_register (void)
 {
-    static const mca_base_var_enum_value_t algorithms[] = {
-        {MCA_COLL_RDMABAR_AUTO, "auto"},
-        {MCA_COLL_RDMABAR_RECURSIVE_DOUBLING, "recursive_doubling"},
-        {MCA_COLL_RDMABAR_DISSEMINATION, "dissemination"},
-        {0, NULL}};
     mca_base_var_enum_t *algorithm_enum;
 
-    (void) mca_base_var_enum_create ("coll_rdmabar_algorithms", algorithms, &algorithm_enum);
+    (void) mca_base_var_enum_create ("coll_rdmabar_algorithms", rdmabar_algorithms, &algorithm_enum);
     mca_coll_rdmabar_component.algorithm = MCA_COLL_RDMABAR_AUTO;
     (void) mca_base_component_var_register (&mca_coll_rdmabar_component.super.collm_version, "algorithm",
         "Exchange among node leaders: recursive_doubling (pairwise exchange among a power of "
         "two; extra leaders check in before and are released after), dissemination "
-        "(ceil(log2 N) rounds for any N), or auto (recursive_doubling: the same rounds as dissemination "
-        "for a power of two, and fewer messages otherwise; 3 oversubscribed nodes: 30 us against 42)",
+        "(ceil(log2 N) rounds for any N), linear (every leader checks in with the first, which "
+        "releases them: two hops for any N), or auto (measured: recursive doubling for 2 leaders "
+        "and more than 8, linear for 3 to 8)",
         MCA_BASE_VAR_TYPE_INT, algorithm_enum, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_rdmabar_component.algorithm);
     OBJ_RELEASE(algorithm_enum);

@@ -9,6 +9,8 @@
  *   recursive doubling   pairwise exchange with i ^ 2^k among the largest
  *                        power of two P <= N; each extra leader i >= P
  *                        first writes to i - P and is released by it after
+ *   linear               every leader writes to leader 0, which then
+ *                        writes to every leader: two hops for any N
  *
  * Set-up happens once per communicator: choose a put-capable BTL to every
  * other leader, register the slots and the source words, exchange address
@@ -79,14 +81,28 @@ static int rdmabar_log2_ceil (int n)
     return k;
 }
 
+/* Two leaders: one pairwise exchange.  3 to 8: linear, two hops whatever
+ * N (3, 4, 5 nodes here: 28, 32, 36 us against recursive doubling's 38,
+ * 40, 59 and dissemination's 42, 36, 60).  Beyond 8 the root's serial puts
+ * would outweigh log2 N hops: recursive doubling (not measurable here). */
+static int rdmabar_auto (int num_leaders)
+{
+    if (num_leaders >= 3 && num_leaders <= 8) {
+        return MCA_COLL_RDMABAR_LINEAR;
+    }
+    return MCA_COLL_RDMABAR_RECURSIVE_DOUBLING;
+}
+
 /* Slots and source words, registered with the BTL our peers will use. */
 static bool rdmabar_register_slots (mca_coll_rdmabar_module_t *module, rdmabar_record_t *mine)
 {
     mca_btl_base_module_t *btl = module->btl;
-    size_t bytes = (size_t) (module->rounds + 1) * sizeof (uint64_t);
+    /* one per round and one for extras; linear's root takes one per leader */
+    size_t count = module->rounds + 1 > module->num_leaders ? module->rounds + 1 : module->num_leaders;
+    size_t bytes = count * sizeof (uint64_t);
 
-    module->slots = calloc (module->rounds + 1, sizeof (uint64_t));
-    module->src = calloc (module->rounds + 1, sizeof (uint64_t));
+    module->slots = calloc (count, sizeof (uint64_t));
+    module->src = calloc (count, sizeof (uint64_t));
     if (NULL == module->slots || NULL == module->src) {
         return false;
     }
@@ -186,6 +202,9 @@ int mca_coll_rdmabar_rdma_setup (mca_coll_rdmabar_module_t *module, struct ompi_
         return rc;
     }
     module->rounds = rdmabar_log2_ceil (module->num_leaders);
+    if (MCA_COLL_RDMABAR_AUTO == module->algorithm) {
+        module->algorithm = rdmabar_auto (module->num_leaders);
+    }
 
     if (mine.is_leader) {
         /* any other leader shows which BTL we will put with */
@@ -228,8 +247,7 @@ int mca_coll_rdmabar_rdma_setup (mca_coll_rdmabar_module_t *module, struct ompi_
         opal_output_verbose (MCA_BASE_VERBOSE_COMPONENT, ompi_coll_base_framework.framework_output,
                              "coll/rdmabar: %s: %d node leaders exchange flags with btl/%s puts (%s)",
                              comm->c_name, module->num_leaders, mine.btl,
-                             MCA_COLL_RDMABAR_DISSEMINATION == module->algorithm ? "dissemination"
-                                                                                  : "recursive doubling");
+                             mca_coll_rdmabar_algorithm_name (module->algorithm));
     }
     return OMPI_SUCCESS;
 }
@@ -318,6 +336,27 @@ static int rdmabar_recursive_doubling (mca_coll_rdmabar_module_t *module, uint64
     return rc;
 }
 
+/* Leader 0 collects every check-in (slot i from leader i), then writes the
+ * release into each leader's slot 0: two network hops whatever N, and
+ * 2(N-1) puts; the root's serial puts cost more as N grows. */
+static int rdmabar_linear (mca_coll_rdmabar_module_t *module, uint64_t n)
+{
+    int nl = module->num_leaders, i = module->leader_index, rc = OPAL_SUCCESS;
+
+    if (0 != i) {
+        rc = rdmabar_put (module, 0, i, n);
+        mca_coll_rdmabar_wait (&module->slots[0], n, true);
+        return rc;
+    }
+    for (int j = 1 ; j < nl ; ++j) {
+        mca_coll_rdmabar_wait (&module->slots[j], n, true);
+    }
+    for (int j = 1 ; j < nl && OPAL_SUCCESS == rc ; ++j) {
+        rc = rdmabar_put (module, j, 0, n);
+    }
+    return rc;
+}
+
 int mca_coll_rdmabar_rdma_barrier (mca_coll_rdmabar_module_t *module, uint64_t n)
 {
     int rc;
@@ -327,7 +366,16 @@ int mca_coll_rdmabar_rdma_barrier (mca_coll_rdmabar_module_t *module, uint64_t n
     while (module->puts_in_flight > 0) {
         opal_progress ();
     }
-    rc = MCA_COLL_RDMABAR_DISSEMINATION == module->algorithm ? rdmabar_dissemination (module, n)
-                                                               : rdmabar_recursive_doubling (module, n);
+    switch (module->algorithm) {
+    case MCA_COLL_RDMABAR_DISSEMINATION:
+        rc = rdmabar_dissemination (module, n);
+        break;
+    case MCA_COLL_RDMABAR_LINEAR:
+        rc = rdmabar_linear (module, n);
+        break;
+    default:
+        rc = rdmabar_recursive_doubling (module, n);
+        break;
+    }
     return OPAL_SUCCESS == rc && 0 == module->put_errors ? OMPI_SUCCESS : OMPI_ERROR;
 }
