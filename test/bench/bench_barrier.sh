@@ -6,12 +6,14 @@
 # over rounds of bench_barrier's own median.  Layouts with more ranks than
 # cores use mpi_yield_when_idle for every contender alike.  Prints a
 # markdown table (us, lower is better) with ratios.
-#   test/bench/bench_barrier.sh [ROUNDS [BARRIERS]]
+#   test/bench/bench_barrier.sh [ROUNDS [BARRIERS [OUTDIR]]]
+# OUTDIR: also write OUTDIR/barrier.dat (layout btl rdmabar tuned best han sm)
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$top/_build/test/bench/bench_barrier
 rounds=${1:-1}
 n=${2:-3000}
+outdir=${3:-}
 export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 . "$top/test/cluster/cluster.sh"
@@ -73,6 +75,7 @@ row () { # layout btl
     [ -z "${times[sm]:-}" ] && s=-
     echo "| $1 | $2 | $r | $t | ${b:-failed} (${bname:-}) | $h | $s | $(ratio "$r" "$t") | $(ratio "$r" "${b:-}") |" \
          "$(ratio "$r" "$h") | $(ratio "$r" "$s") |"
+    [ -n "$outdir" ] && echo "$1 $2 $r $t ${b:--} $h $s" | sed 's/ node[s]* x /x/; s/ (yield)//' >> "$outdir/barrier.dat"
 }
 
 echo "## MPI_Barrier time, us per barrier (median of $rounds round(s), each the median of 5 x $n barriers; lower is better)"
@@ -80,6 +83,7 @@ echo
 echo "| layout | btl | rdmabar | tuned (default) | tuned, best forced | han | sm | rdmabar vs tuned | vs best forced | vs han | vs sm |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 
+[ -n "$outdir" ] && mkdir -p "$outdir" && rm -f "$outdir/barrier.dat"
 echo "# 1 node x 2 ranks" >&2
 measure_layout local_mpirun 2 1
 row "1 node x 2" vader

@@ -1,12 +1,14 @@
 /*
  * Two-rank point-to-point benchmark: ping-pong latency (half the round
- * trip) and streaming bandwidth (a window of nonblocking sends, one reply).
+ * trip), streaming bandwidth (a window of nonblocking sends, one reply) and
+ * bidirectional bandwidth (both ranks stream a window to each other at
+ * once; the bytes of both directions count).
  * Each figure is the median of several repeats.  The first bytes of every
  * received message are checked, so a broken transport cannot post a
  * number.
  *
  *   bench_pingpong [-r repeats] [-w window] SIZE...
- * prints: size_bytes latency_us bandwidth_MBps   (MB = 1e6 bytes)
+ * prints: size_bytes latency_us bandwidth_MBps bidirectional_MBps   (MB = 1e6 bytes)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -78,6 +80,26 @@ static double stream (int rank, unsigned char *buf, size_t size, int window, int
     return (double) size * window * iters / (MPI_Wtime () - t0) / 1e6;
 }
 
+static double bidirectional (int rank, unsigned char *sbuf, unsigned char *rbuf, size_t size, int window, int iters,
+                             int *bad)
+{
+    MPI_Request req[2 * window];
+    int peer = 1 - rank;
+    double t0;
+
+    MPI_Barrier (MPI_COMM_WORLD);
+    t0 = MPI_Wtime ();
+    for (int i = 0 ; i < iters ; ++i) {
+        for (int w = 0 ; w < window ; ++w) {
+            MPI_Irecv (rbuf, (int) size, MPI_BYTE, peer, 4, MPI_COMM_WORLD, &req[w]);
+            MPI_Isend (sbuf, (int) size, MPI_BYTE, peer, 4, MPI_COMM_WORLD, &req[window + w]);
+        }
+        MPI_Waitall (2 * window, req, MPI_STATUSES_IGNORE);
+        *bad += !check (rbuf, size, 0x5a);
+    }
+    return 2.0 * size * window * iters / (MPI_Wtime () - t0) / 1e6;
+}
+
 int main (int argc, char **argv)
 {
     int rank, nprocs, opt, repeats = 5, window = 16, bad = 0, total_bad = 0;
@@ -103,25 +125,27 @@ int main (int argc, char **argv)
         size_t s = strtoull (argv[a], NULL, 0);
         max = s > max ? s : max;
     }
-    unsigned char *buf = malloc (max ? max : 1);
+    unsigned char *buf = malloc (max ? max : 1), *rbuf = malloc (max ? max : 1);
     memset (buf, 0x5a, max);
 
     if (0 == rank) {
-        printf ("# size_bytes latency_us bandwidth_MBps (medians of %d)\n", repeats);
+        printf ("# size_bytes latency_us bandwidth_MBps bidirectional_MBps (medians of %d)\n", repeats);
     }
     for (int a = optind ; a < argc ; ++a) {
         size_t size = strtoull (argv[a], NULL, 0);
         int iters = iterations (size);
-        double lat[MAX_REPEATS], bw[MAX_REPEATS];
+        double lat[MAX_REPEATS], bw[MAX_REPEATS], bibw[MAX_REPEATS];
 
         (void) pingpong (rank, buf, size, iters / 10 + 1, &bad); /* warm up: connections, registrations */
         for (int r = 0 ; r < repeats ; ++r) {
             lat[r] = pingpong (rank, buf, size, iters, &bad);
             memset (buf, 0x5a, size);
             bw[r] = stream (rank, buf, size, window, iters / window + 1, &bad);
+            bibw[r] = bidirectional (rank, buf, rbuf, size, window, iters / window + 1, &bad);
         }
         if (0 == rank) {
-            printf ("%zu %.2f %.1f\n", size, bench_median (lat, repeats), bench_median (bw, repeats));
+            printf ("%zu %.2f %.1f %.1f\n", size, bench_median (lat, repeats), bench_median (bw, repeats),
+                    bench_median (bibw, repeats));
             fflush (stdout);
         }
     }
@@ -130,6 +154,7 @@ int main (int argc, char **argv)
         printf ("# ERROR: %d messages arrived with wrong contents\n", total_bad);
     }
     free (buf);
+    free (rbuf);
     MPI_Finalize ();
     return total_bad ? 1 : 0;
 }

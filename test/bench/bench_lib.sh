@@ -1,0 +1,36 @@
+# Helpers shared by the benchmark scripts (source it).
+
+# progress on stderr, so the tables on stdout stay clean
+bench_progress () { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+# median of the numbers on stdin (one or more per line); "failed" if none
+bench_median () {
+    tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g |
+        awk '{v[NR]=$1} END {if (!NR) print "failed"; else print (NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'
+}
+
+# rows of numbers on stdin -> one row of per-column medians
+bench_median_columns () {
+    awk '{for (c = 1; c <= NF; c++) v[c, NR] = $c; if (NF > nf) nf = NF}
+         END {for (c = 1; c <= nf; c++) {
+                  n = 0; for (r = 1; r <= NR; r++) a[++n] = v[c, r] + 0
+                  for (i = 2; i <= n; i++) {x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j+1] = a[j]; a[j+1] = x}
+                  printf "%s%s", (c > 1 ? " " : ""), (n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2)}
+              print ""}'
+}
+
+bench_ratio () { awk -v a="$1" -v b="$2" 'BEGIN {if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-"}'; }
+
+bench_size () {
+    awk -v s="$1" 'BEGIN {if (s >= 1048576) printf "%g MiB", s / 1048576; else if (s >= 1024) printf "%g KiB", s / 1024; else printf "%d B", s}'
+}
+
+# why a contender failed, in one line: the first error-looking line of its
+# output and error streams, without Open MPI's decoration
+bench_failure () { # errfile outfile
+    local why
+    why=$(cat "$2" "$1" 2>/dev/null | grep -v -e '^-----' -e '^\s*$' -e 'help message' -e 'orte_base_help_aggregate' \
+          -e '^#.*size_bytes' | grep -i -m1 -e 'fail' -e 'error' -e 'abort' -e 'not ' -e 'unable' -e 'signal' |
+          sed -e 's/^\[[^]]*\] *//' -e 's/^# *//' -e 's/|/\//g' | cut -c1-110)
+    echo "${why:-no output}"
+}
