@@ -8,6 +8,7 @@ packages=(
     libfabric-dev libfabric-bin libhwloc-dev
     libibverbs-dev librdmacm-dev
     iproute2 util-linux
+    gnuplot-nox netpipe-openmpi
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -31,6 +31,6 @@ bench_failure () { # errfile outfile
     local why
     why=$(cat "$2" "$1" 2>/dev/null | grep -v -e '^-----' -e '^\s*$' -e 'help message' -e 'orte_base_help_aggregate' \
           -e '^#.*size_bytes' | grep -i -m1 -e 'fail' -e 'error' -e 'abort' -e 'not ' -e 'unable' -e 'signal' |
-          sed -e 's/^\[[^]]*\] *//' -e 's/^# *//' -e 's/|/\//g' | cut -c1-110)
+          sed -e 's/^\[[^]]*\] *//' -e 's/^# *//' -e 's/^failed: //' -e 's/|/\//g' | cut -c1-110)
     echo "${why:-no output}"
 }

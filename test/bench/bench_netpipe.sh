@@ -2,11 +2,13 @@
 # NetPIPE (Debian's netpipe-openmpi, the seed thesis' own tool) between 2
 # emulated nodes over btl/rwv and btl/tcp: throughput for every size, kept
 # for the throughput and signature graphs.
-#   test/bench/bench_netpipe.sh OUTDIR UPPER_BYTES
+#   test/bench/bench_netpipe.sh OUTDIR UPPER_BYTES [NPopenmpi options, e.g. -p 0: no perturbations]
 # writes OUTDIR/netpipe-<btl>.dat (bytes Mbps seconds) and prints a table.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1 upper=$2
+shift 2
+np_options="$*"
 export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 . "$top/test/cluster/cluster.sh"
@@ -28,7 +30,7 @@ for btl in tcp rwv; do
     bench_progress "NetPIPE over btl/$btl, up to $(bench_size "$upper")"
     # the output file is written on the node that runs rank 0, which shares this file system
     rm -f "$out/netpipe-$btl.dat"
-    cluster_mpirun -np 2 --map-by node --mca btl self,$btl NPopenmpi -u "$upper" -o "$out/netpipe-$btl.dat" \
+    cluster_mpirun -np 2 --map-by node --mca btl self,$btl NPopenmpi $np_options -u "$upper" -o "$out/netpipe-$btl.dat" \
         > "$out/raw-netpipe-$btl.out" 2>&1 || echo "btl/$btl: NetPIPE failed: $(bench_failure /dev/null "$out/raw-netpipe-$btl.out")"
 done
 cluster_down
@@ -40,4 +42,4 @@ for btl in tcp rwv; do
     echo "| $btl | $(latency "$btl") | $(peak "$btl") |"
 done
 echo
-echo "NetPIPE times a ping-pong of each size (with +-3 byte perturbations); its time column is one way."
+echo "NetPIPE times a ping-pong of each size${np_options:+ (options: $np_options)}; its time column is one way."

@@ -30,12 +30,13 @@ static void fail (const char *call, int rc)
 
     MPI_Error_string (rc, msg, &len);
     if (0 == rank) {
-        printf ("# failed: %s: %s\n", call, msg);
+        printf ("# failed: %.*s: %s\n", (int) strcspn (call, " ("), call, msg);
         fflush (stdout);
     }
     MPI_Abort (MPI_COMM_WORLD, 3);
 }
 
+/* names the MPI call (the text before its first parenthesis) */
 #define CHECK(call) do { int rc_ = (call); if (MPI_SUCCESS != rc_) fail (#call, rc_); } while (0)
 
 static int iterations (size_t size)

@@ -8,6 +8,7 @@ command -v gnuplot > /dev/null || { echo "plots skipped: gnuplot is missing (apt
 cd "$out" || exit 1
 
 common='set terminal pngcairo size 900,560 font ",11"; set grid; set key top left; set datafile missing "-"'
+sizes="set xtics ('1 B' 1, '64 B' 64, '4 KiB' 4096, '32 KiB' 32768, '1 MiB' 1048576, '16 MiB' 16777216)"
 have () { for f in "$@"; do [ -s "$f" ] && return 0; done; return 1; }
 
 # a "plot" clause for every data file that exists: file column title
@@ -23,21 +24,21 @@ series () { # column title-prefix files...
 }
 
 if have p2p-*.dat; then
-    gnuplot -e "$common; set output 'p2p-throughput.png'; set logscale x 2; set format x '%.0s%cB';
+    gnuplot -e "$common; set output 'p2p-throughput.png'; set logscale x 2; set logscale y; $sizes;
         set title 'Streaming bandwidth against message size (window 16)';
-        set xlabel 'message size (bytes)'; set ylabel 'bandwidth (MB/s)';
+        set xlabel 'message size'; set ylabel 'bandwidth (MB/s, log scale)';
         plot $(series 3 'one node, ' p2p-node-vader.dat p2p-node-tcp.dat p2p-node-rwv.dat),
              $(series 3 '2 nodes, ' p2p-net-raw.dat p2p-net-tcp.dat p2p-net-ofi.dat p2p-net-rwv.dat)"
-    gnuplot -e "$common; set output 'p2p-latency.png'; set logscale x 2; set logscale y; set format x '%.0s%cB';
+    gnuplot -e "$common; set output 'p2p-latency.png'; set logscale x 2; set logscale y; $sizes;
         set title 'Ping-pong latency against message size';
-        set xlabel 'message size (bytes)'; set ylabel 'one-way latency (us)';
+        set xlabel 'message size'; set ylabel 'one-way latency (us, log scale)';
         plot $(series 2 'one node, ' p2p-node-vader.dat p2p-node-tcp.dat p2p-node-rwv.dat),
              $(series 2 '2 nodes, ' p2p-net-tcp.dat p2p-net-ofi.dat p2p-net-rwv.dat)"
 fi
 if have netpipe-*.dat; then
-    gnuplot -e "$common; set output 'netpipe-throughput.png'; set logscale x 2; set format x '%.0s%cB';
+    gnuplot -e "$common; set output 'netpipe-throughput.png'; set logscale x 2; $sizes;
         set title 'NetPIPE throughput between 2 emulated nodes';
-        set xlabel 'message size (bytes)'; set ylabel 'throughput (Mb/s)';
+        set xlabel 'message size'; set ylabel 'throughput (Mb/s)';
         plot $(series 2 'btl/' netpipe-tcp.dat netpipe-rwv.dat)"
     gnuplot -e "$common; set output 'netpipe-signature.png'; set logscale x 10;
         set title 'NetPIPE signature graph: throughput against one-way time';
@@ -55,13 +56,20 @@ if have barrier.dat; then
              '' using 7 title 'sm'"
 fi
 if have rails-*.dat; then
+    # the largest size only, one file per BTL, and n times tcp's one-rail figure
     largest=$(awk '{print $2}' rails-*.dat | sort -g | tail -n1)
-    gnuplot -e "$common; set output 'rails.png'; set xtics 1;
-        set title sprintf('Multi-rail scaling at %d MiB messages (each rail tbf-limited)', $largest / 1048576);
+    for btl in tcp rwv; do
+        awk -v s="$largest" '$2 == s {print $1, $3}' "rails-$btl.dat" 2>/dev/null > "plot-rails-$btl.dat"
+    done
+    one=$(awk '$1 == 1 {print $2}' plot-rails-tcp.dat)
+    awk -v one="${one:-0}" '{print $1, $1 * one}' plot-rails-tcp.dat > plot-rails-ideal.dat
+    most=$(awk '{print $1}' plot-rails-tcp.dat | sort -g | tail -n1)
+    gnuplot -e "$common; set output 'rails.png'; set xtics 1; set xrange [0.8:${most:-1}.2]; set yrange [0:*];
+        set title 'Multi-rail scaling at $(awk -v s="$largest" 'BEGIN {print s / 1048576}') MiB messages (each rail tbf-limited)';
         set xlabel 'rails between the 2 nodes'; set ylabel 'streaming bandwidth (MB/s)';
-        first = system(\"awk '\\\$1 == 1 && \\\$2 == $largest {print \\\$3}' rails-tcp.dat\") + 0;
-        plot 'rails-tcp.dat' using 1:(\$2 == $largest ? \$3 : 1/0) with linespoints title 'btl/tcp',
-             'rails-rwv.dat' using 1:(\$2 == $largest ? \$3 : 1/0) with linespoints title 'btl/rwv (striping not built)',
-             'rails-tcp.dat' using 1:(\$2 == $largest ? \$1 * first : 1/0) with lines dashtype 2 title 'n x one rail (btl/tcp)'"
+        plot 'plot-rails-tcp.dat' using 1:2 with linespoints title 'btl/tcp',
+             'plot-rails-rwv.dat' using 1:2 with linespoints title 'btl/rwv (striping not built)',
+             'plot-rails-ideal.dat' using 1:2 with lines dashtype 2 title 'n x one rail of btl/tcp'"
+    rm -f plot-rails-*.dat
 fi
 ls -1 ./*.png 2>/dev/null | sed 's|^\./|wrote |'

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Multi-rail scaling: 2 emulated nodes joined by 1, 2, ... rails, each
-# limited to RATE with tbf, streaming bandwidth of btl/tcp (which uses every
+# limited to RATE with tbf (RATE "none": no limit), streaming bandwidth of btl/tcp (which uses every
 # interface) and btl/rwv (one rail per peer until striping, issue 5, is
 # built), in the same run.  Read from 1 MiB up: tbf's burst allowance
 # inflates smaller sizes.
@@ -19,7 +19,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$out"
 rm -f "$out"/rails-*.dat
 
-echo "## Multi-rail scaling: 2 emulated nodes, rails limited to $rate each (streaming bandwidth, MB/s)"
+limit="rails limited to $rate each"
+[ "$rate" = none ] && rate="" limit="rails not rate-limited (the 2 cores are the limit)"
+echo "## Multi-rail scaling: 2 emulated nodes, $limit (streaming bandwidth, MB/s)"
 echo
 if ! cluster_check_privileges 2>/dev/null; then
     echo "Skipped: network namespaces need root (run ./quickstart.sh as root)."
@@ -28,7 +30,7 @@ fi
 for rails in $rail_counts; do
     cluster_up 2 "$rails" "$rate" > /dev/null || exit 1
     for btl in tcp rwv; do
-        bench_progress "multi-rail: $rails rail(s) at $rate, btl/$btl"
+        bench_progress "multi-rail: $rails rail(s) at ${rate:-no limit}, btl/$btl"
         if cluster_mpirun -np 2 --map-by node --mca btl self,$btl "$bin/bench_pingpong" -r 3 $sizes \
                > "$out/raw-rails-$rails-$btl.out" 2> "$out/raw-rails-$rails-$btl.err"; then
             awk -v r="$rails" '/^[0-9]/ {print r, $1, $3}' "$out/raw-rails-$rails-$btl.out" >> "$out/rails-$btl.dat"

@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
-# The short built-in-versus-ours comparison: what exists today, measured
-# against Open MPI's own components in the same run (regcache against
-# grdma; btl/rwv against btl/tcp and the raw transport on an emulated
-# link), and an honest line for what is not built yet.  Prints markdown.
-#   test/bench/compare.sh [REPEATS]
+# rcache/regcache against rcache/grdma in the same process and run: the
+# cost of a register+deregister pair on a hit and on a miss, and a 4-thread
+# stress that counts stale registrations handed out.
+#   test/bench/bench_cache.sh [REPEATS]
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$top/_build/test
 repeats=${1:-11}
 export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_hwloc_base_binding_policy=none
 
 echo "## rcache/regcache against rcache/grdma: register+deregister cost"
 echo
@@ -38,20 +36,3 @@ echo
 echo "A stale registration points at memory that was unmapped and mapped again after it"
 echo "was made: RDMA through it reads or writes the wrong pages."
 echo
-if "$top/test/cluster/cluster.sh" up 2 1 >/dev/null 2>&1 && "$top/test/cluster/cluster.sh" down; then
-    "$top/test/bench/bench_rwv.sh" "${RWV_BENCH_ROUNDS:-3}"
-else
-    echo "## btl/rwv against btl/tcp: skipped"
-    echo
-    echo "This needs network namespaces (root): run ./quickstart.sh as root for the emulated 2-node link."
-fi
-echo
-"$top/test/bench/bench_barrier.sh"
-echo
-echo "## Not built yet"
-echo
-echo "| what | state |"
-echo "|---|---|"
-echo "| btl/rwv multi-rail striping and failover | not built: one rail per peer at a time |"
-echo "| btl/rwv native verbs rail | not built: btl/rwv runs on libfabric rails (tcp here, verbs provider on RDMA hardware) |"
-echo "| btl/rwv atomics for MPI one-sided | not built |"

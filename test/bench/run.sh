@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The main job: measure our components against Open MPI's built-in ones in
+# one run, print the markdown tables, draw the plots and keep everything in
+# a results folder (machine, versions, date, options, tables, data, PNGs).
+#   test/bench/run.sh [--full]
+# Short (default, a few minutes): 1 round, a few sizes, 1 and 2 rails.
+# --full: 3 rounds, sizes 1 B to 16 MiB, 1 to 3 rails with and without tbf,
+# NetPIPE to 16 MiB with perturbations.
+# Needs the build in _build (./quickstart.sh does it); the emulated-cluster
+# parts need root and are skipped with a message otherwise.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bench=$top/test/bench
+. "$bench/bench_lib.sh"
+full=0
+[ "${1:-}" = "--full" ] && full=1
+export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_hwloc_base_binding_policy=none
+
+stamp=$(date -u +%Y%m%d-%H%M%S)
+out=$top/bench/results/$stamp-$(hostname)$([ $full = 1 ] && echo -full)
+mkdir -p "$out/data"
+if [ $full = 1 ]; then
+    rounds=3 sizes="1 8 64 512 4096 32768 262144 1048576 4194304 16777216"
+    rail_sizes="32768 1048576 4194304" rail_counts="1 2 3" barrier_n=3000 np_upper=16777216 np_options=""
+else
+    rounds=1 sizes="1 4096 32768 1048576 4194304"
+    rail_sizes="32768 4194304" rail_counts="1 2" barrier_n=1000 np_upper=1048576 np_options="-p 0"
+fi
+
+header () {
+    echo "# Benchmark results, $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo
+    echo "| | |"
+    echo "|---|---|"
+    echo "| run | $([ $full = 1 ] && echo "full (--full)" || echo short): $rounds round(s), sizes $sizes |"
+    echo "| machine | $(hostname), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB |"
+    echo "| kernel | $(uname -sr) |"
+    echo "| Open MPI | $(ompi_info --parsable 2>/dev/null | sed -n 's/^ompi:version:full://p') |"
+    echo "| libfabric | $(fi_info --version 2>/dev/null | sed -n 's/^libfabric: //p') |"
+    echo "| compiler | $(gcc --version | head -n1) |"
+    echo "| project | $(git -C "$top" describe --always --dirty 2>/dev/null) |"
+    echo
+    echo "Every figure is measured in this run, contenders side by side; ratios compare ours with the"
+    echo "built-in path named. This is an emulated cluster on one host: nodes are network namespaces,"
+    echo "rails are veth pairs (kernel TCP), all nodes share the host's cores."
+    echo
+}
+
+section () { # title command...
+    local title=$1
+    shift
+    bench_progress "== $title"
+    "$@"
+    echo
+}
+
+{
+    header
+    if ! "$top/test/cluster/cluster.sh" up 2 2 > /dev/null 2>&1; then
+        echo "> Network namespaces are not available (this needs root): the emulated-cluster rows are"
+        echo "> skipped below; single-node benchmarks run."
+        echo
+    else
+        "$top/test/cluster/cluster.sh" down > /dev/null 2>&1
+    fi
+    section "registration cache" "$bench/bench_cache.sh"
+    section "point to point" "$bench/bench_p2p.sh" "$rounds" "$out/data" $sizes
+    section "multi-rail, tbf 1gbit" "$bench/bench_rails.sh" "$out/data" 1gbit "$rail_counts" $rail_sizes
+    if [ $full = 1 ]; then
+        mkdir -p "$out/data/unlimited"
+        section "multi-rail, no limit" "$bench/bench_rails.sh" "$out/data/unlimited" none "$rail_counts" $rail_sizes
+    fi
+    section "barrier" "$bench/bench_barrier.sh" "$rounds" "$barrier_n" "$out/data"
+    section "one-sided" "$bench/bench_onesided.sh" "$out/data"
+    section "NetPIPE" "$bench/bench_netpipe.sh" "$out/data" "$np_upper" $np_options
+    echo "## Plots"
+    echo
+    bench_progress "== plots"
+    (cd "$out/data" && "$bench/bench_plots.sh" . > /dev/null)
+    for png in "$out"/data/*.png; do
+        [ -f "$png" ] || continue
+        mv "$png" "$out/"
+        echo "![$(basename "$png" .png)]($(basename "$png"))"
+    done
+} | tee "$out/results.md"
+rm -f "$out"/data/raw-*
+ln -sfn "$(basename "$out")" "$top/bench/results/latest"
+bench_progress "results: $out/results.md (plots and data beside it; bench/results/latest points there)"
