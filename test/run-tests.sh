@@ -108,7 +108,8 @@ for config in "btl rwv" \
               "btl self,rwv --mca btl_rwv_flags send,put,get" \
               "btl self,rwv --mca btl_rwv_rcache grdma" \
               "btl self,rwv --mca btl_rwv_eager_mode cq" \
-              "btl self,rwv --mca btl_rwv_eager_mode poll --mca btl_rwv_eager_slots 2"; do
+              "btl self,rwv --mca btl_rwv_eager_mode poll --mca btl_rwv_eager_slots 2" \
+              "btl self,rwv --mca btl_rwv_eager_slot_size 4104"; do
     LABEL="--mca $config" run_test "rwv: ping-pong 0 B to 16 MiB, --mca $config" mpirun -np 2 --mca $config $pingpong
 done
 for np in 1 2 4; do

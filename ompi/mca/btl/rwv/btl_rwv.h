@@ -28,6 +28,9 @@
 
 BEGIN_C_DECLS
 
+/* 64 KiB of eager payload, as btl/tcp's eager limit, plus the 24-byte header */
+#define MCA_BTL_RWV_DEFAULT_SLOT_SIZE (65536 + 24)
+
 #define MCA_BTL_RWV_MAX_RAILS 8
 
 struct mca_btl_rwv_rail_t;
