@@ -9,14 +9,11 @@
 #   test/bench/bench_barrier.sh [ROUNDS [BARRIERS [OUTDIR]]]
 # OUTDIR: also write OUTDIR/barrier.dat (layout btl rdmabar tuned best han sm)
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/bench_lib.sh"
 bin=$top/_build/test/bench/bench_barrier
 rounds=${1:-1}
 n=${2:-3000}
 outdir=${3:-}
-export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$top/test/cluster/cluster.sh"
 
 tuned="--mca coll ^rdmabar"
 forced="$tuned --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_barrier_algorithm"
@@ -24,8 +21,6 @@ algorithms=(ignore linear double_ring recursive_doubling bruck two_proc tree)
 declare -A times   # contender -> its values over rounds
 
 local_mpirun () { mpirun --bind-to none "$@"; }
-median () { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {if (!NR) print "failed"; else print (NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
-ratio () { awk -v a="$1" -v b="$2" 'BEGIN {if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-"}'; }
 
 # one run of one contender; a failed run adds nothing
 measure () { # name launcher np args...
@@ -59,22 +54,22 @@ measure_layout () { # launcher np sm(0/1) args...
 best_forced () {
     local alg t
     for alg in 1 2 3 4 5 6; do
-        t=$(echo "${times[forced $alg]:-}" | median)
+        t=$(echo "${times[forced $alg]:-}" | bench_median)
         [ "$t" != failed ] && echo "$t ${algorithms[$alg]}"
     done | sort -g | head -n1
 }
 
 row () { # layout btl
     local r t h s b bname
-    r=$(echo "${times[rdmabar]:-}" | median)
-    t=$(echo "${times[tuned]:-}" | median)
-    h=$(echo "${times[han]:-}" | median)
-    s=$(echo "${times[sm]:-}" | median)
+    r=$(echo "${times[rdmabar]:-}" | bench_median)
+    t=$(echo "${times[tuned]:-}" | bench_median)
+    h=$(echo "${times[han]:-}" | bench_median)
+    s=$(echo "${times[sm]:-}" | bench_median)
     read -r b bname < <(best_forced)
     [ -z "${times[han]:-}" ] && h=-
     [ -z "${times[sm]:-}" ] && s=-
-    echo "| $1 | $2 | $r | $t | ${b:-failed} (${bname:-}) | $h | $s | $(ratio "$r" "$t") | $(ratio "$r" "${b:-}") |" \
-         "$(ratio "$r" "$h") | $(ratio "$r" "$s") |"
+    echo "| $1 | $2 | $r | $t | ${b:-failed} (${bname:-}) | $h | $s | $(bench_ratio "$r" "$t") | $(bench_ratio "$r" "${b:-}") |" \
+         "$(bench_ratio "$r" "$h") | $(bench_ratio "$r" "$s") |"
     [ -n "$outdir" ] && echo "$1 $2 $r $t ${b:--} $h $s" | sed 's/ node[s]* x /x/; s/ (yield)//' >> "$outdir/barrier.dat"
 }
 

@@ -4,11 +4,9 @@
 # stress that counts stale registrations handed out.
 #   test/bench/bench_cache.sh [REPEATS]
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/bench_lib.sh"
 bin=$top/_build/test
 repeats=${1:-11}
-export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 echo "## rcache/regcache against rcache/grdma: register+deregister cost"
 echo

@@ -1,4 +1,10 @@
-# Helpers shared by the benchmark scripts (source it).
+# Helpers shared by the benchmark scripts (source it): the project's top
+# folder in $top, the private install on Open MPI's component path, and the
+# emulated cluster's functions.
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$top/test/cluster/cluster.sh"
 
 # progress on stderr, so the tables on stdout stay clean
 bench_progress () { echo "[$(date +%H:%M:%S)] $*" >&2; }

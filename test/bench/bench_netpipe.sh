@@ -5,14 +5,10 @@
 #   test/bench/bench_netpipe.sh OUTDIR UPPER_BYTES [NPopenmpi options, e.g. -p 0: no perturbations]
 # writes OUTDIR/netpipe-<btl>.dat (bytes Mbps seconds) and prints a table.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/bench_lib.sh"
 out=$1 upper=$2
 shift 2
 np_options="$*"
-export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$top/test/cluster/cluster.sh"
-. "$top/test/bench/bench_lib.sh"
 mkdir -p "$out"
 
 echo "## NetPIPE between 2 emulated nodes, 1 rail"

@@ -5,13 +5,9 @@
 # cannot give a window or crashes, the cell says so, with its error.
 #   test/bench/bench_onesided.sh OUTDIR
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/bench_lib.sh"
 bin=$top/_build/test/bench
 out=$1
-export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$top/test/cluster/cluster.sh"
-. "$top/test/bench/bench_lib.sh"
 mkdir -p "$out"
 
 row () { # label launcher args...

@@ -8,15 +8,11 @@
 # writes OUTDIR/p2p-<where>-<contender>.dat (size latency bw bibw) for plots
 # and prints markdown tables.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/bench_lib.sh"
 bin=$top/_build/test/bench
 rounds=$1 out=$2
 shift 2
 sizes="$*"
-export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$top/test/cluster/cluster.sh"
-. "$top/test/bench/bench_lib.sh"
 mkdir -p "$out"
 
 # libfabric 1.17's btl/ofi: only the net provider matches, and ob1 crashes

@@ -7,15 +7,11 @@
 #   test/bench/bench_rails.sh OUTDIR RATE "RAIL COUNTS" SIZE...
 # writes OUTDIR/rails-<btl>.dat (rails size MB/s) and prints a markdown table.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/bench_lib.sh"
 bin=$top/_build/test/bench
 out=$1 rate=$2 rail_counts=$3
 shift 3
 sizes="$*"
-export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-. "$top/test/cluster/cluster.sh"
-. "$top/test/bench/bench_lib.sh"
 mkdir -p "$out"
 rm -f "$out"/rails-*.dat
 

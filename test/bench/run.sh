@@ -9,13 +9,10 @@
 # Needs the build in _build (./quickstart.sh does it); the emulated-cluster
 # parts need root and are skipped with a message otherwise.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/bench_lib.sh"
 bench=$top/test/bench
-. "$bench/bench_lib.sh"
 full=0
 [ "${1:-}" = "--full" ] && full=1
-export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_hwloc_base_binding_policy=none
 
 stamp=$(date -u +%Y%m%d-%H%M%S)
@@ -58,12 +55,10 @@ section () { # title command...
 
 {
     header
-    if ! "$top/test/cluster/cluster.sh" up 2 2 > /dev/null 2>&1; then
+    if ! cluster_check_privileges 2> /dev/null; then
         echo "> Network namespaces are not available (this needs root): the emulated-cluster rows are"
         echo "> skipped below; single-node benchmarks run."
         echo
-    else
-        "$top/test/cluster/cluster.sh" down > /dev/null 2>&1
     fi
     section "registration cache" "$bench/bench_cache.sh"
     section "point to point" "$bench/bench_p2p.sh" "$rounds" "$out/data" $sizes
