@@ -13,7 +13,6 @@ set -u
 bench=$top/test/bench
 full=0
 [ "${1:-}" = "--full" ] && full=1
-export OMPI_MCA_hwloc_base_binding_policy=none
 
 stamp=$(date -u +%Y%m%d-%H%M%S)
 out=$top/bench/results/$stamp-$(hostname)$([ $full = 1 ] && echo -full)
