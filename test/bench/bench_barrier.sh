@@ -20,7 +20,6 @@ forced="$tuned --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_barrier_alg
 algorithms=(ignore linear double_ring recursive_doubling bruck two_proc tree)
 declare -A times   # contender -> its values over rounds
 
-local_mpirun () { mpirun --bind-to none "$@"; }
 
 # one run of one contender; a failed run adds nothing
 measure () { # name launcher np args...

@@ -8,6 +8,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_hwloc_base_binding_policy=none
 . "$top/test/cluster/cluster.sh"
 
+# mpirun for one node, unbound like the emulated nodes' runs
+local_mpirun () { mpirun --bind-to none "$@"; }
+
 # progress on stderr, so the tables on stdout stay clean
 bench_progress () { echo "[$(date +%H:%M:%S)] $*" >&2; }
 

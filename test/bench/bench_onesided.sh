@@ -24,7 +24,6 @@ row () { # label launcher args...
         echo "| $label | ${pp:--} | failed: $(bench_failure "$raw.err" "$raw.out") | | | | |"
     fi
 }
-local_mpirun () { mpirun --bind-to none "$@"; }
 
 echo "## MPI one-sided (passive target, lock_all) next to two-sided ping-pong"
 echo

@@ -50,7 +50,6 @@ cell () { # where name size column(2 lat, 3 bw, 4 bibw)
     fi
 }
 
-local_mpirun () { mpirun --bind-to none "$@"; }
 
 table () { # where "contenders" reference-contender [raw]
     local where=$1 contenders=$2 ref=$3 size v r

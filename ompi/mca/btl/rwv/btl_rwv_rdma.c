@@ -65,6 +65,7 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     mca_btl_rwv_conn_t *conn;
     mca_btl_rwv_rail_t *rail;
     mca_btl_rwv_reg_t *reg;
+    uint64_t raddr, rkey;
     int rc;
 
     if (endpoint->self) {
@@ -79,9 +80,22 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
         MCA_BTL_RWV_UNLOCK(module);
         return OPAL_ERR_UNREACH;
     }
-    if (!mca_btl_rwv_conn_ready (conn) ||
-        NULL == (rdma = (mca_btl_rwv_rdma_op_t *) opal_free_list_get (&module->rdma_ops))) {
+    if (!mca_btl_rwv_conn_ready (conn)) {
         /* ob1 retries later; progress completes the connection meanwhile */
+        MCA_BTL_RWV_UNLOCK(module);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    rail = conn->rail;
+    raddr = mca_btl_rwv_rail_raddr (rail, remote_handle->base, remote_address);
+    rkey = remote_handle->rkey[rail->index];
+    if (is_put && size <= rail->inject_size &&
+        OPAL_SUCCESS == rail->ops->inject_write (conn, local_address, size, raddr, rkey, false, 0)) {
+        MCA_BTL_RWV_UNLOCK(module);
+        cbfunc (&module->super, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+        return OPAL_SUCCESS;
+    }
+    rdma = (mca_btl_rwv_rdma_op_t *) opal_free_list_get (&module->rdma_ops);
+    if (NULL == rdma) {
         MCA_BTL_RWV_UNLOCK(module);
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
@@ -93,20 +107,8 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     rdma->cbcontext = cbcontext;
     rdma->cbdata = cbdata;
 
-    rail = conn->rail;
-    if (is_put && size <= rail->inject_size &&
-        OPAL_SUCCESS == rail->ops->inject_write (conn, local_address, size,
-                                                 mca_btl_rwv_rail_raddr (rail, remote_handle->base, remote_address),
-                                                 remote_handle->rkey[rail->index], false, 0)) {
-        opal_free_list_return (&module->rdma_ops, &rdma->op.super);
-        MCA_BTL_RWV_UNLOCK(module);
-        cbfunc (&module->super, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
-        return OPAL_SUCCESS;
-    }
     reg = local_handle ? (mca_btl_rwv_reg_t *) ((char *) local_handle - offsetof (mca_btl_rwv_reg_t, handle)) : NULL;
-    rc = post (conn, local_address, size, reg ? reg->desc[rail->index] : NULL,
-               mca_btl_rwv_rail_raddr (rail, remote_handle->base, remote_address),
-               remote_handle->rkey[rail->index], &rdma->op);
+    rc = post (conn, local_address, size, reg ? reg->desc[rail->index] : NULL, raddr, rkey, &rdma->op);
     if (OPAL_SUCCESS != rc) {
         opal_free_list_return (&module->rdma_ops, &rdma->op.super);
     }

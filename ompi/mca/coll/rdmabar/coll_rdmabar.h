@@ -35,6 +35,7 @@ typedef struct mca_coll_rdmabar_component_t {
     mca_coll_base_component_2_0_0_t super;
     int priority;
     int algorithm;
+    bool nbc_usable;        /* this libmpi's collective requests are laid out as rdmabar expects */
 } mca_coll_rdmabar_component_t;
 
 OMPI_DECLSPEC extern mca_coll_rdmabar_component_t mca_coll_rdmabar_component;
@@ -91,7 +92,7 @@ void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value, bool remote
 int mca_coll_rdmabar_fill (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm);
 
 /* coll_rdmabar_nbc.c: one-round linear requests */
-void mca_coll_rdmabar_nbc_open (void);
+bool mca_coll_rdmabar_nbc_open (void);
 void mca_coll_rdmabar_nbc_close (void);
 
 #define RDMABAR_COMM struct ompi_communicator_t *comm

@@ -38,9 +38,9 @@ static void mca_coll_rdmabar_wait_yielding (volatile uint64_t *flag, uint64_t va
 {
     for (unsigned looks = 1 ; *flag < value ; ++looks) {
         if (remote) {
-            opal_progress_yield_when_idle = false;
+            bool yielding = opal_progress_set_yield_when_idle (false);
             opal_progress ();
-            opal_progress_yield_when_idle = true;
+            (void) opal_progress_set_yield_when_idle (yielding);
         } else if (0 == looks % 16) {
             opal_progress ();
         }
@@ -57,9 +57,8 @@ static void mca_coll_rdmabar_wait_yielding (volatile uint64_t *flag, uint64_t va
  * RDMA-written slot changes only inside opal_progress (a software provider
  * places the write when the target reads its socket), so there spinning
  * only delays it: progress on every look (2 nodes x 1: 10.5 -> 7.8 us).
- * With mpi_yield_when_idle (more ranks than cores) no spinning at all:
- * opal_progress yields the core to the rank we are waiting for.  (Sleeping
- * on a futex instead of yielding measured 2-3x slower.) */
+ * With mpi_yield_when_idle (more ranks than cores) no spinning at all (see
+ * above; sleeping on a futex instead of yielding measured 2-3x slower). */
 void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value, bool remote)
 {
     if (opal_progress_yield_when_idle) {

@@ -85,7 +85,7 @@ static int rdmabar_open (void)
                         mca_coll_rdmabar_component.priority, MCA_COLL_RDMABAR_DEFAULT_PRIORITY);
         mca_coll_rdmabar_component.priority = MCA_COLL_RDMABAR_DEFAULT_PRIORITY;
     }
-    mca_coll_rdmabar_nbc_open ();
+    mca_coll_rdmabar_component.nbc_usable = mca_coll_rdmabar_nbc_open ();
     return OMPI_SUCCESS;
 }
 

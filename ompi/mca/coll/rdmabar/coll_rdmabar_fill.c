@@ -109,54 +109,28 @@ static int rdmabar_no_neighbor (struct ompi_communicator_t *comm)
     return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
-#define RDMABAR_NO_NEIGHBOR(name, ...)                                            \
-    static int rdmabar_no_##name (__VA_ARGS__, struct ompi_communicator_t *comm, \
-                                  mca_coll_base_module_t *module)               \
+/* one clear error per form: blocking, nonblocking, persistent */
+#define RDMABAR_NO_NEIGHBOR(name, ...)                                          \
+    static int rdmabar_no_##name (__VA_ARGS__)                                  \
     {                                                                           \
         return rdmabar_no_neighbor (comm);                                      \
     }
+#define RDMABAR_NEIGHBOR_ALLTOALLW_PARAMS const void *sbuf, const int *scounts, const MPI_Aint *sdispls, \
+    struct ompi_datatype_t * const *stypes, void *rbuf, const int *rcounts, const MPI_Aint *rdispls, \
+    struct ompi_datatype_t * const *rtypes
 
-#define RDMABAR_GATHER_ARGS const void *sb, int sc, struct ompi_datatype_t *st, void *rb, int rc, \
-    struct ompi_datatype_t *rt
-#define RDMABAR_GATHERV_ARGS const void *sb, int sc, struct ompi_datatype_t *st, void *rb, const int *rc, \
-    const int *rd, struct ompi_datatype_t *rt
-#define RDMABAR_ALLTOALLV_ARGS const void *sb, const int *sc, const int *sd, struct ompi_datatype_t *st, \
-    void *rb, const int *rc, const int *rd, struct ompi_datatype_t *rt
-#define RDMABAR_ALLTOALLW_ARGS const void *sb, const int *sc, const MPI_Aint *sd, \
-    struct ompi_datatype_t * const *st, void *rb, const int *rc, const MPI_Aint *rd, \
-    struct ompi_datatype_t * const *rt
-
-RDMABAR_NO_NEIGHBOR(gather, RDMABAR_GATHER_ARGS)
-RDMABAR_NO_NEIGHBOR(gatherv, RDMABAR_GATHERV_ARGS)
-RDMABAR_NO_NEIGHBOR(alltoallv, RDMABAR_ALLTOALLV_ARGS)
-RDMABAR_NO_NEIGHBOR(alltoallw, RDMABAR_ALLTOALLW_ARGS)
-
-#undef RDMABAR_NO_NEIGHBOR
-#define RDMABAR_NO_NEIGHBOR(name, ...)                                            \
-    static int rdmabar_no_##name (__VA_ARGS__, struct ompi_communicator_t *comm, \
-                                  ompi_request_t **request, mca_coll_base_module_t *module) \
-    {                                                                           \
-        return rdmabar_no_neighbor (comm);                                      \
-    }
-
-RDMABAR_NO_NEIGHBOR(igather, RDMABAR_GATHER_ARGS)
-RDMABAR_NO_NEIGHBOR(igatherv, RDMABAR_GATHERV_ARGS)
-RDMABAR_NO_NEIGHBOR(ialltoallv, RDMABAR_ALLTOALLV_ARGS)
-RDMABAR_NO_NEIGHBOR(ialltoallw, RDMABAR_ALLTOALLW_ARGS)
-
-#undef RDMABAR_NO_NEIGHBOR
-#define RDMABAR_NO_NEIGHBOR(name, ...)                                            \
-    static int rdmabar_no_##name (__VA_ARGS__, struct ompi_communicator_t *comm, \
-                                  struct ompi_info_t *info, ompi_request_t **request, \
-                                  mca_coll_base_module_t *module)               \
-    {                                                                           \
-        return rdmabar_no_neighbor (comm);                                      \
-    }
-
-RDMABAR_NO_NEIGHBOR(gather_init, RDMABAR_GATHER_ARGS)
-RDMABAR_NO_NEIGHBOR(gatherv_init, RDMABAR_GATHERV_ARGS)
-RDMABAR_NO_NEIGHBOR(alltoallv_init, RDMABAR_ALLTOALLV_ARGS)
-RDMABAR_NO_NEIGHBOR(alltoallw_init, RDMABAR_ALLTOALLW_ARGS)
+RDMABAR_NO_NEIGHBOR(gather, RDMABAR_GATHER_PARAMS, RDMABAR_TAIL)
+RDMABAR_NO_NEIGHBOR(gatherv, RDMABAR_GATHERV_PARAMS, RDMABAR_TAIL)
+RDMABAR_NO_NEIGHBOR(alltoallv, RDMABAR_ALLTOALLV_PARAMS, RDMABAR_TAIL)
+RDMABAR_NO_NEIGHBOR(alltoallw, RDMABAR_NEIGHBOR_ALLTOALLW_PARAMS, RDMABAR_TAIL)
+RDMABAR_NO_NEIGHBOR(igather, RDMABAR_GATHER_PARAMS, RDMABAR_NB_TAIL)
+RDMABAR_NO_NEIGHBOR(igatherv, RDMABAR_GATHERV_PARAMS, RDMABAR_NB_TAIL)
+RDMABAR_NO_NEIGHBOR(ialltoallv, RDMABAR_ALLTOALLV_PARAMS, RDMABAR_NB_TAIL)
+RDMABAR_NO_NEIGHBOR(ialltoallw, RDMABAR_NEIGHBOR_ALLTOALLW_PARAMS, RDMABAR_NB_TAIL)
+RDMABAR_NO_NEIGHBOR(gather_init, RDMABAR_GATHER_PARAMS, RDMABAR_INIT_TAIL)
+RDMABAR_NO_NEIGHBOR(gatherv_init, RDMABAR_GATHERV_PARAMS, RDMABAR_INIT_TAIL)
+RDMABAR_NO_NEIGHBOR(alltoallv_init, RDMABAR_ALLTOALLV_PARAMS, RDMABAR_INIT_TAIL)
+RDMABAR_NO_NEIGHBOR(alltoallw_init, RDMABAR_NEIGHBOR_ALLTOALLW_PARAMS, RDMABAR_INIT_TAIL)
 
 /* ------------------------------------------------------------ filling */
 
@@ -269,8 +243,15 @@ static void rdmabar_fill_neighborhood (mca_coll_rdmabar_module_t *module, struct
  * algorithms keep their per-communicator state in the module's base_data. */
 int mca_coll_rdmabar_fill (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm)
 {
-    int filled = rdmabar_fill_blocking (module, comm) + rdmabar_fill_nonblocking (module, comm) +
-                 rdmabar_fill_persistent (module, comm);
+    int filled = rdmabar_fill_blocking (module, comm);
+
+    if (mca_coll_rdmabar_component.nbc_usable) {
+        filled += rdmabar_fill_nonblocking (module, comm) + rdmabar_fill_persistent (module, comm);
+    } else {
+        opal_output_verbose (MCA_BASE_VERBOSE_WARN, ompi_coll_base_framework.framework_output,
+                             "coll/rdmabar: this Open MPI's collective requests are not laid out as in 4.1; "
+                             "rdmabar supplies no nonblocking or persistent collectives");
+    }
 
     if (0 == filled) {
         return 0;

@@ -45,11 +45,26 @@ typedef struct rdmabar_xfer_t {
     ompi_datatype_t *type, *dst_type;
 } rdmabar_xfer_t;
 
-typedef struct mca_coll_rdmabar_request_t {
+/* Open MPI 4.1's MPI_I<coll> and MPI_<coll>_init wrappers treat every
+ * collective request as an ompi_coll_base_nbc_request_t: they keep
+ * user-defined ops and datatypes alive in its fields (a completion and a
+ * free callback with data, two object pointers) until completion.  Its
+ * header, coll_base_util.h, cannot be included (it needs op.h, which is not
+ * installed), so this mirrors its layout; mca_coll_rdmabar_nbc_open checks
+ * the size against libmpi's class before anything relies on it. */
+typedef struct mca_coll_rdmabar_nbc_base_t {
     ompi_request_t super;
+    void *cb;
+    void *cb_data;
+    void *objs[2];
+} mca_coll_rdmabar_nbc_base_t;
+OBJ_CLASS_DECLARATION(ompi_coll_base_nbc_request_t);
+
+typedef struct mca_coll_rdmabar_request_t {
+    mca_coll_rdmabar_nbc_base_t super;
     struct ompi_communicator_t *comm;
     int tag;
-    int num_xfers, max_xfers;
+    int num_xfers;
     rdmabar_xfer_t *xfers;
     int num_reqs;
     ompi_request_t **reqs;
@@ -94,10 +109,10 @@ static void rdmabar_request_destruct (mca_coll_rdmabar_request_t *req)
     free (req->contrib);
     free (req->mem[0]);
     free (req->mem[1]);
-    OMPI_REQUEST_FINI(&req->super);
+    OMPI_REQUEST_FINI(&req->super.super);
 }
 
-static OBJ_CLASS_INSTANCE(mca_coll_rdmabar_request_t, ompi_request_t, rdmabar_request_construct,
+static OBJ_CLASS_INSTANCE(mca_coll_rdmabar_request_t, ompi_coll_base_nbc_request_t, rdmabar_request_construct,
                           rdmabar_request_destruct);
 
 /* ------------------------------------------------------------ progress */
@@ -106,11 +121,14 @@ static opal_list_t rdmabar_active;
 static opal_mutex_t rdmabar_active_lock;
 static bool rdmabar_progress_registered;
 
-void mca_coll_rdmabar_nbc_open (void)
+/* false when this libmpi's collective request is not laid out as mirrored
+ * above: rdmabar then supplies no nonblocking or persistent collective */
+bool mca_coll_rdmabar_nbc_open (void)
 {
     OBJ_CONSTRUCT(&rdmabar_active, opal_list_t);
     OBJ_CONSTRUCT(&rdmabar_active_lock, opal_mutex_t);
     rdmabar_progress_registered = false;
+    return sizeof (mca_coll_rdmabar_nbc_base_t) == ompi_coll_base_nbc_request_t_class.cls_sizeof;
 }
 
 static int rdmabar_progress (void);
@@ -141,14 +159,14 @@ static void rdmabar_reduce (mca_coll_rdmabar_request_t *req)
 
 static void rdmabar_finish (mca_coll_rdmabar_request_t *req)
 {
-    if (NULL != req->op && MPI_SUCCESS == req->super.req_status.MPI_ERROR) {
+    if (NULL != req->op && MPI_SUCCESS == req->super.super.req_status.MPI_ERROR) {
         rdmabar_reduce (req);
     }
     if (req->free_called) {
         OBJ_RELEASE(req);
         return;
     }
-    ompi_request_complete (&req->super, true);
+    ompi_request_complete (&req->super.super, true);
 }
 
 /* Reap what completed; true once nothing is outstanding. */
@@ -164,7 +182,7 @@ static bool rdmabar_arrived (mca_coll_rdmabar_request_t *req)
             return false;
         }
         if (MPI_SUCCESS != sub->req_status.MPI_ERROR) {
-            req->super.req_status.MPI_ERROR = sub->req_status.MPI_ERROR;
+            req->super.super.req_status.MPI_ERROR = sub->req_status.MPI_ERROR;
         }
         ompi_request_free (&req->reqs[i]);
         req->reqs[i] = NULL;
@@ -182,7 +200,7 @@ static int rdmabar_progress (void)
     }
     OPAL_LIST_FOREACH_SAFE(req, next, &rdmabar_active, mca_coll_rdmabar_request_t) {
         if (rdmabar_arrived (req)) {
-            opal_list_remove_item (&rdmabar_active, &req->super.super.super);
+            opal_list_remove_item (&rdmabar_active, &req->super.super.super.super);
             req->active = false;
             rdmabar_finish (req);
             ++completed;
@@ -209,10 +227,10 @@ static int rdmabar_start (mca_coll_rdmabar_request_t *req)
 {
     int rc = OMPI_SUCCESS;
 
-    req->super.req_state = OMPI_REQUEST_ACTIVE;
-    req->super.req_complete = REQUEST_PENDING;
-    req->super.req_status.MPI_ERROR = MPI_SUCCESS;
-    req->super.req_status._cancelled = 0;
+    req->super.super.req_state = OMPI_REQUEST_ACTIVE;
+    req->super.super.req_complete = REQUEST_PENDING;
+    req->super.super.req_status.MPI_ERROR = MPI_SUCCESS;
+    req->super.super.req_status._cancelled = 0;
     req->num_reqs = 0;
     for (int i = 0 ; i < req->num_xfers && OMPI_SUCCESS == rc ; ++i) {
         const rdmabar_xfer_t *x = &req->xfers[i];
@@ -230,7 +248,7 @@ static int rdmabar_start (mca_coll_rdmabar_request_t *req)
     }
     if (OMPI_SUCCESS != rc) {
         /* what was posted still completes; the error surfaces at the wait */
-        req->super.req_status.MPI_ERROR = rc;
+        req->super.super.req_status.MPI_ERROR = rc;
     }
     if (0 == req->num_reqs) {
         rdmabar_finish (req);
@@ -242,7 +260,7 @@ static int rdmabar_start (mca_coll_rdmabar_request_t *req)
         opal_progress_register (rdmabar_progress);
     }
     req->active = true;
-    opal_list_append (&rdmabar_active, &req->super.super.super);
+    opal_list_append (&rdmabar_active, &req->super.super.super.super);
     OPAL_THREAD_UNLOCK(&rdmabar_active_lock);
     return OMPI_SUCCESS;
 }
@@ -285,15 +303,14 @@ static int rdmabar_new (struct ompi_communicator_t *comm, int tag, int max_xfers
     if (NULL == req) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    OMPI_REQUEST_INIT(&req->super, persistent);
-    req->super.req_type = OMPI_REQUEST_COLL;
-    req->super.req_mpi_object.comm = comm;
-    req->super.req_free = rdmabar_request_free;
-    req->super.req_start = persistent ? rdmabar_start_persistent : NULL;
+    OMPI_REQUEST_INIT(&req->super.super, persistent);
+    req->super.super.req_type = OMPI_REQUEST_COLL;
+    req->super.super.req_mpi_object.comm = comm;
+    req->super.super.req_free = rdmabar_request_free;
+    req->super.super.req_start = persistent ? rdmabar_start_persistent : NULL;
     req->comm = comm;
     req->tag = tag;
     req->num_xfers = req->num_reqs = 0;
-    req->max_xfers = max_xfers;
     req->active = req->free_called = false;
     req->num_contrib = 0;
     req->result = NULL;
@@ -682,7 +699,7 @@ static int rdmabar_launch (int rc, mca_coll_rdmabar_request_t **req, ompi_reques
         }
         return rc;
     }
-    *request = &(*req)->super;
+    *request = &(*req)->super.super;
     return start ? rdmabar_start (*req) : OMPI_SUCCESS;
 }
 
