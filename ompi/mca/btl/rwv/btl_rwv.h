@@ -10,8 +10,11 @@
  *   rendezvous  zero-copy put/get on memory registered through an rcache
  *               (btl_rwv_rdma.c), with one remote key per rail in the handle
  *
- * One module owns every rail, so a later striping layer can spread one
- * transfer across them.
+ *   striping    one module owns every rail: a put or get is split across the
+ *               rails to a peer by their bandwidth (btl_rwv_stripe.c), and so
+ *               is a large eager message (btl_rwv_eager_stripe.c)
+ *   failover    a rail that fails hands its traffic to the surviving rails
+ *               (btl_rwv_failover.c)
  */
 #ifndef MCA_BTL_RWV_H
 #define MCA_BTL_RWV_H
@@ -28,8 +31,8 @@
 
 BEGIN_C_DECLS
 
-/* 64 KiB of eager payload, as btl/tcp's eager limit, plus the 24-byte header */
-#define MCA_BTL_RWV_DEFAULT_SLOT_SIZE (65536 + 24)
+/* 64 KiB of eager payload, as btl/tcp's eager limit, plus the 32-byte header */
+#define MCA_BTL_RWV_DEFAULT_SLOT_SIZE (65536 + 32)
 
 #define MCA_BTL_RWV_MAX_RAILS 8
 
@@ -54,6 +57,11 @@ typedef enum {
     MCA_BTL_RWV_EAGER_CQ,     /* the write carries immediate data; wait for the remote CQ event */
 } mca_btl_rwv_eager_mode_t;
 
+typedef enum {
+    MCA_BTL_RWV_EAGER_RAIL_FIRST,        /* the first live rail in preference order */
+    MCA_BTL_RWV_EAGER_RAIL_ROUND_ROBIN,  /* every live rail in turn */
+} mca_btl_rwv_eager_rail_t;
+
 typedef struct mca_btl_rwv_module_t {
     mca_btl_base_module_t super;
 
@@ -62,7 +70,9 @@ typedef struct mca_btl_rwv_module_t {
 
     mca_rcache_base_module_t *rcache;
     opal_free_list_t eager_frags;    /* send buffers, registered on every rail */
-    opal_free_list_t rdma_ops;       /* put/get contexts */
+    opal_free_list_t rdma_ops;       /* put/get requests */
+    opal_free_list_t pieces;         /* the part of a put/get on one rail */
+    opal_list_t retry;               /* pieces waiting for room on a rail */
     opal_hash_table_t endpoints;     /* opal_process_name_t -> endpoint */
     opal_list_t endpoint_list;       /* every endpoint, for finalize */
     opal_pointer_array_t conns;      /* every connection, by id (immediate data names it) */
@@ -75,6 +85,7 @@ typedef struct mca_btl_rwv_module_t {
     /* one thread progresses at a time; a nested or concurrent call returns at once */
     volatile int32_t progressing;
     unsigned progress_calls;
+    double next_link_check;          /* CLOCK_MONOTONIC seconds */
 } mca_btl_rwv_module_t;
 
 typedef struct mca_btl_rwv_component_t {
@@ -91,6 +102,10 @@ typedef struct mca_btl_rwv_component_t {
     int connect_timeout;             /* seconds */
     char *rcache_name;
     char *backends;                  /* read only: what this build contains */
+    char *rail_bandwidth;            /* Mbit/s per rail, comma separated; empty: measured */
+    int stripe_min_size;             /* smallest piece of a striped put or get */
+    int stripe_eager_threshold;      /* eager messages this big are split across rails */
+    int eager_rail;                  /* mca_btl_rwv_eager_rail_t */
 
     mca_btl_rwv_module_t *module;    /* the one module, once initialised */
 } mca_btl_rwv_component_t;
@@ -130,6 +145,7 @@ int mca_btl_rwv_get (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t 
 
 /* btl_rwv_component.c */
 int mca_btl_rwv_progress (void);
+double mca_btl_rwv_now (void);
 
 END_C_DECLS
 

@@ -4,11 +4,17 @@
  */
 #include "opal_config.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <hwloc.h>
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/btl/base/base.h"
 #include "opal/mca/pmix/pmix.h"
+#include "opal/util/argv.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 #include "opal/util/show_help.h"
@@ -42,6 +48,18 @@ mca_btl_rwv_component_t mca_btl_rwv_component = {
 };
 
 static char *rwv_eager_mode_string;
+static char *rwv_eager_rail_string;
+
+/* libopen-pal's copy of the machine topology, loaded at start-up */
+extern hwloc_topology_t opal_hwloc_topology;
+
+double mca_btl_rwv_now (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 /* ------------------------------------------------------------ parameters */
 
@@ -84,7 +102,7 @@ static int rwv_register (void)
         "the most messages in flight to one peer before sends queue", 16, &c->eager_slots);
     rwv_register_int ("eager_slot_size",
         "Bytes per receive-ring slot, a multiple of 8 from 256 to 1048576. A message of up to "
-        "slot size - 24 bytes travels eagerly; memory per connected peer and rail is "
+        "slot size - 32 bytes travels eagerly; memory per connected peer and rail is "
         "eager_slots * eager_slot_size + 64 bytes. The default carries ob1's 64 KiB eager "
         "fragments, as btl/tcp does (about 1 MiB per peer and rail with 16 slots); "
         "btl_rwv_eager_limit follows it unless set", MCA_BTL_RWV_DEFAULT_SLOT_SIZE, &c->eager_slot_size);
@@ -97,6 +115,25 @@ static int rwv_register (void)
     rwv_register_int ("connect_timeout",
         "Seconds to wait for a connection to a peer before reporting it unreachable", 30,
         &c->connect_timeout);
+    rwv_register_string ("rail_bandwidth",
+        "Bandwidth of each rail in Mbit/s, comma separated, in the order btl_base_verbose 100 "
+        "lists the rails (e.g. 25000,12500). Puts, gets and split eager messages are shared "
+        "among a peer's rails in proportion. Default (empty): measured per peer as the job runs, "
+        "from the time each piece of 64 KiB or more takes to be delivered; all rails start equal",
+        "", &c->rail_bandwidth);
+    rwv_register_int ("stripe_min_size",
+        "Smallest piece, in bytes, of a put or get split across rails: a transfer under twice "
+        "this goes whole over one rail (the rails take turns), and a rail whose share would be "
+        "smaller is left out of that transfer", 65536, &c->stripe_min_size);
+    rwv_register_int ("stripe_eager_threshold",
+        "Eager messages of at least this many bytes to a peer with several ready rails are "
+        "split across them and reassembled before delivery (ob1 sends a message up to the eager "
+        "limit as one fragment). Set it above btl_rwv_eager_limit to never split", 16384,
+        &c->stripe_eager_threshold);
+    rwv_register_string ("eager_rail",
+        "Which rail carries unsplit eager messages to a multi-rail peer: first (the first live "
+        "rail: NUMA-near rails come first, then the order of discovery) or round_robin (every "
+        "ready rail in turn)", "first", &rwv_eager_rail_string);
     rwv_register_string ("rcache",
         "Registration cache for RDMA buffers: regcache (this project) or grdma (Open MPI's)",
         "regcache", &c->rcache_name);
@@ -186,8 +223,24 @@ static bool rwv_params_valid (void)
         char why[160];
 
         snprintf (why, sizeof (why), "an eager message must fit in one ring slot: at most "
-                  "btl_rwv_eager_slot_size - 24 = %zu bytes", mca_btl_rwv_max_payload ());
+                  "btl_rwv_eager_slot_size - 32 = %zu bytes", mca_btl_rwv_max_payload ());
         return rwv_invalid ("btl_rwv_eager_limit", value, why);
+    }
+    if (0 == strcmp (rwv_eager_rail_string, "first")) {
+        c->eager_rail = MCA_BTL_RWV_EAGER_RAIL_FIRST;
+    } else if (0 == strcmp (rwv_eager_rail_string, "round_robin")) {
+        c->eager_rail = MCA_BTL_RWV_EAGER_RAIL_ROUND_ROBIN;
+    } else {
+        return rwv_invalid ("btl_rwv_eager_rail", rwv_eager_rail_string, "use first or round_robin");
+    }
+    snprintf (value, sizeof (value), "%d", c->stripe_min_size);
+    if (c->stripe_min_size < 4096) {
+        return rwv_invalid ("btl_rwv_stripe_min_size", value, "use at least 4096 bytes");
+    }
+    snprintf (value, sizeof (value), "%d", c->stripe_eager_threshold);
+    if (c->stripe_eager_threshold < 4096) {
+        return rwv_invalid ("btl_rwv_stripe_eager_threshold", value,
+                            "use at least 4096 bytes (a value above btl_rwv_eager_limit turns splitting off)");
     }
     snprintf (value, sizeof (value), "%d", c->connect_timeout);
     if (c->connect_timeout <= 0) {
@@ -224,6 +277,84 @@ static int rwv_modex_send (mca_btl_rwv_module_t *module)
     return rc;
 }
 
+/* The NUMA node this process is bound to, -1 if unbound, spread over
+ * several nodes, or unknown. */
+static int rwv_process_numa_node (void)
+{
+    hwloc_topology_t topo = opal_hwloc_topology;
+    hwloc_cpuset_t bound;
+    hwloc_obj_t node = NULL, found = NULL;
+
+    if (NULL == topo || NULL == (bound = hwloc_bitmap_alloc ())) {
+        return -1;
+    }
+    if (0 == hwloc_get_cpubind (topo, bound, HWLOC_CPUBIND_PROCESS)) {
+        while (NULL != (node = hwloc_get_next_obj_by_type (topo, HWLOC_OBJ_NUMANODE, node))) {
+            if (hwloc_bitmap_isincluded (bound, node->cpuset)) {
+                found = node;
+            }
+        }
+    }
+    hwloc_bitmap_free (bound);
+    return found ? (int) found->os_index : -1;
+}
+
+/* NICs on the process's NUMA node first (a stable reorder): the first
+ * rail carries eager messages by default. */
+static void rwv_order_rails (mca_btl_rwv_module_t *module, int numa)
+{
+    mca_btl_rwv_rail_t *sorted[MCA_BTL_RWV_MAX_RAILS];
+    int n = 0;
+
+    for (int near = 1 ; near >= 0 ; --near) {
+        for (int i = 0 ; i < module->num_rails ; ++i) {
+            if ((numa >= 0 && module->rails[i]->numa_node == numa) == near) {
+                sorted[n++] = module->rails[i];
+            }
+        }
+    }
+    for (int i = 0 ; i < n ; ++i) {
+        module->rails[i] = sorted[i];
+        module->rails[i]->index = i;
+    }
+}
+
+static void rwv_list_rails (const mca_btl_rwv_module_t *module, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        size_t used = strlen (buf);
+
+        snprintf (buf + used, len - used, "  rail %d: %s\n", i, module->rails[i]->name);
+    }
+}
+
+/* btl_rwv_rail_bandwidth: one value in Mbit/s per rail, or nothing. */
+static void rwv_apply_bandwidths (mca_btl_rwv_module_t *module)
+{
+    char **values = opal_argv_split (mca_btl_rwv_component.rail_bandwidth, ',');
+    int count = opal_argv_count (values);
+    bool valid = count == module->num_rails;
+    char rails[MCA_BTL_RWV_MAX_RAILS * 110];
+
+    for (int i = 0 ; valid && i < count ; ++i) {
+        char *end;
+        double mbps = strtod (values[i], &end);
+
+        valid = end != values[i] && '\0' == *end && mbps > 0 && isfinite (mbps);
+    }
+    if (valid) {
+        for (int i = 0 ; i < count ; ++i) {
+            module->rails[i]->bandwidth = strtod (values[i], NULL) / 8.0; /* Mbit/s = bits per us */
+        }
+    } else if (count > 0) {
+        rwv_list_rails (module, rails, sizeof (rails));
+        opal_show_help ("help-mpi-btl-rwv.txt", "bad bandwidth list", true, opal_proc_local_get ()->proc_hostname,
+                        mca_btl_rwv_component.rail_bandwidth, count, module->num_rails, rails);
+    }
+    opal_argv_free (values);
+}
+
 static void rwv_report_no_rails (void)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
@@ -237,6 +368,7 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
     mca_btl_base_module_t **modules;
     mca_btl_rwv_module_t *module;
+    int numa;
 
     *num_btls = 0;
     if (!rwv_params_valid ()) {
@@ -258,6 +390,9 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
         free (modules);
         return NULL;
     }
+    numa = rwv_process_numa_node ();
+    rwv_order_rails (module, numa);
+    rwv_apply_bandwidths (module);
     c->module = module;
     if (OPAL_SUCCESS != mca_btl_rwv_module_init (module) || OPAL_SUCCESS != rwv_modex_send (module)) {
         module->super.btl_finalize (&module->super);
@@ -265,9 +400,13 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
         return NULL;
     }
     for (int i = 0 ; i < module->num_rails ; ++i) {
+        mca_btl_rwv_rail_t *rail = module->rails[i];
+
         opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
-                             "btl/rwv: rail %d: %s (ring of %d x %d bytes per connected peer)", i,
-                             module->rails[i]->name, c->eager_slots, c->eager_slot_size);
+                             "btl/rwv: rail %d: %s (NUMA node %d, process on %d; %s; ring of %d x %d bytes "
+                             "per connected peer)", i, rail->name, rail->numa_node, numa,
+                             rail->bandwidth > 0 ? "bandwidth configured" : "bandwidth measured",
+                             c->eager_slots, c->eager_slot_size);
     }
     modules[0] = &module->super;
     *num_btls = 1;
@@ -304,9 +443,13 @@ int mca_btl_rwv_progress (void)
             count += mca_btl_rwv_conn_poll_ring (conn);
         }
     }
+    if (!opal_list_is_empty (&module->retry)) {
+        mca_btl_rwv_stripe_retry (module);
+    }
     if (0 == (module->progress_calls++ & 1023)) {
         MCA_BTL_RWV_LOCK(module);
         mca_btl_rwv_conn_check_timeouts (module);
+        mca_btl_rwv_check_links (module);
         MCA_BTL_RWV_UNLOCK(module);
     }
     opal_atomic_wmb ();

@@ -25,20 +25,26 @@ static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)
     endpoint->proc = NULL;
     endpoint->self = false;
     endpoint->num_peer_rails = 0;
-    endpoint->rail = -1;
+    endpoint->num_rails = 0;
+    endpoint->next_rail = 0;
+    endpoint->next_stripe_id = 0;
     endpoint->failed = false;
     memset (endpoint->conns, 0, sizeof (endpoint->conns));
+    OBJ_CONSTRUCT(&endpoint->reassembly, opal_list_t);
 }
 
-OBJ_CLASS_INSTANCE(mca_btl_rwv_endpoint_t, opal_list_item_t, mca_btl_rwv_endpoint_construct, NULL);
-
-static double mca_btl_rwv_now (void)
+static void mca_btl_rwv_endpoint_destruct (mca_btl_rwv_endpoint_t *endpoint)
 {
-    struct timespec ts;
+    opal_list_item_t *item;
 
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
+    while (NULL != (item = opal_list_remove_first (&endpoint->reassembly))) {
+        mca_btl_rwv_frag_return ((mca_btl_rwv_frag_t *) item);
+    }
+    OBJ_DESTRUCT(&endpoint->reassembly);
 }
+
+OBJ_CLASS_INSTANCE(mca_btl_rwv_endpoint_t, opal_list_item_t, mca_btl_rwv_endpoint_construct,
+                   mca_btl_rwv_endpoint_destruct);
 
 #define RWV_TRACE(...) opal_output_verbose (MCA_BASE_VERBOSE_TRACE, opal_btl_base_framework.framework_output, __VA_ARGS__)
 
@@ -75,22 +81,25 @@ static int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, co
     return -1;
 }
 
-/* The first local rail that shares an IP network with one of the peer's
- * rails: the loopback rail first for a peer on this node, never for others. */
-static int mca_btl_rwv_choose_rail (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint)
+/* The local rails that share an IP network with one of the peer's rails,
+ * in the module's (NUMA-near first) order.  A peer on this node gets the
+ * loopback rail alone if there is one: striping over it gains nothing.
+ * Other peers never get it.  Returns how many. */
+static int mca_btl_rwv_choose_rails (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint)
 {
     bool local = OPAL_PROC_ON_LOCAL_NODE(endpoint->proc->proc_flags);
 
-    for (int pass = local ? 0 : 1 ; pass < 2 ; ++pass) {
+    endpoint->num_rails = 0;
+    for (int pass = local ? 0 : 1 ; pass < 2 && 0 == endpoint->num_rails ; ++pass) {
         for (int r = 0 ; r < module->num_rails ; ++r) {
             mca_btl_rwv_rail_t *rail = module->rails[r];
 
             if (rail->addr.loopback == (0 == pass) && mca_btl_rwv_peer_rail_for (endpoint, rail) >= 0) {
-                return r;
+                endpoint->rails[endpoint->num_rails++] = r;
             }
         }
     }
-    return -1;
+    return endpoint->num_rails;
 }
 
 static int mca_btl_rwv_endpoint_modex (mca_btl_rwv_endpoint_t *endpoint)
@@ -130,7 +139,7 @@ mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (mca_btl_rwv_module_t *modul
     if (proc == opal_proc_local_get ()) {
         endpoint->self = true;
     } else if (OPAL_SUCCESS != mca_btl_rwv_endpoint_modex (endpoint) ||
-               (endpoint->rail = mca_btl_rwv_choose_rail (module, endpoint)) < 0) {
+               0 == mca_btl_rwv_choose_rails (module, endpoint)) {
         opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                              "btl/rwv: no rail reaches %s on %s", OPAL_NAME_PRINT(proc->proc_name),
                              mca_btl_rwv_peer_host (endpoint));
@@ -161,6 +170,7 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endp
         return NULL;
     }
     memset (conn->ring, 0, conn->ring_bytes);
+    conn->bandwidth = rail->bandwidth > 0 ? rail->bandwidth : 1.0;
     if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->ring, conn->ring_bytes, &conn->ring_mr, &desc,
                                            &conn->ring_rkey)) {
         free (conn->ring);
@@ -168,6 +178,7 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endp
         return NULL;
     }
     OBJ_CONSTRUCT(&conn->pending, opal_list_t);
+    OBJ_CONSTRUCT(&conn->unacked, opal_list_t);
     conn->id = (uint32_t) opal_pointer_array_add (&module->conns, conn);
     conn->state = MCA_BTL_RWV_CONN_IDLE;
     endpoint->conns[rail->index] = conn;
@@ -198,6 +209,7 @@ static void mca_btl_rwv_conn_take_peer_cm (mca_btl_rwv_conn_t *conn, const mca_b
     conn->peer_slots = cm->slots;
     conn->peer_slot_size = cm->slot_size;
     conn->peer_conn_id = cm->conn_id;
+    conn->peer_rail = cm->rail;
     conn->peer_notify_imm = cm->notify_imm;
 }
 
@@ -240,22 +252,77 @@ static void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn)
     }
 }
 
-mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
+/* The connection on local rail `r', created and started if need be;
+ * NULL if it failed or cannot be made. */
+static mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_rail_conn (mca_btl_rwv_endpoint_t *endpoint, int r)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    mca_btl_rwv_conn_t *conn;
+    mca_btl_rwv_conn_t *conn = endpoint->conns[r];
 
-    if (endpoint->failed || endpoint->rail < 0) {
+    if (module->rails[r]->down) {
         return NULL;
     }
-    conn = endpoint->conns[endpoint->rail];
-    if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, module->rails[endpoint->rail]))) {
+    if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, module->rails[r]))) {
         return NULL;
     }
     if (MCA_BTL_RWV_CONN_IDLE == conn->state) {
         mca_btl_rwv_conn_start (conn);
     }
-    return endpoint->failed ? NULL : conn;
+    return MCA_BTL_RWV_CONN_FAILED == conn->state ? NULL : conn;
+}
+
+bool mca_btl_rwv_endpoint_has_live_rail (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_conn_t *except)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    for (int i = 0 ; i < endpoint->num_rails ; ++i) {
+        int r = endpoint->rails[i];
+        const mca_btl_rwv_conn_t *conn = endpoint->conns[r];
+
+        if (!module->rails[r]->down && conn != except &&
+            (NULL == conn || MCA_BTL_RWV_CONN_FAILED != conn->state)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int mca_btl_rwv_endpoint_ready_conns (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_conn_t **conns)
+{
+    int n = 0;
+
+    for (int i = 0 ; i < endpoint->num_rails && !endpoint->failed ; ++i) {
+        mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_rail_conn (endpoint, endpoint->rails[i]);
+
+        if (NULL != conn && mca_btl_rwv_conn_ready (conn)) {
+            conns[n++] = conn;
+        }
+    }
+    return n;
+}
+
+/* Policy first: the first live rail.  Round robin: the next ready rail,
+ * else (nothing ready yet) the first live one, where the message waits. */
+mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
+{
+    mca_btl_rwv_conn_t *ready[MCA_BTL_RWV_MAX_RAILS];
+    int n;
+
+    if (endpoint->failed) {
+        return NULL;
+    }
+    if (MCA_BTL_RWV_EAGER_RAIL_ROUND_ROBIN == mca_btl_rwv_component.eager_rail && endpoint->num_rails > 1 &&
+        (n = mca_btl_rwv_endpoint_ready_conns (endpoint, ready)) > 0) {
+        return ready[endpoint->next_rail++ % (unsigned) n];
+    }
+    for (int i = 0 ; i < endpoint->num_rails && !endpoint->failed ; ++i) {
+        mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_rail_conn (endpoint, endpoint->rails[i]);
+
+        if (NULL != conn) {
+            return conn;
+        }
+    }
+    return NULL;
 }
 
 void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data, size_t cm_len)
@@ -350,6 +417,10 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
     }
     conn->state = MCA_BTL_RWV_CONN_FAILED;
     conn->rail->ops->disconnect (conn);
+    if (mca_btl_rwv_endpoint_has_live_rail (endpoint, NULL)) {
+        mca_btl_rwv_rail_failed (conn, why);
+        return;
+    }
 
     if (!endpoint->failed) {
         char peer[INET_ADDRSTRLEN];
@@ -390,7 +461,9 @@ void mca_btl_rwv_conn_refused (mca_btl_rwv_conn_t *conn, const char *why)
 void mca_btl_rwv_conn_closed (mca_btl_rwv_conn_t *conn)
 {
     if (!mca_btl_rwv_conn_peer_said_goodbye (conn)) {
-        mca_btl_rwv_conn_failed (conn, "the peer closed the connection without saying goodbye: "
+        mca_btl_rwv_conn_failed (conn, mca_btl_rwv_endpoint_has_live_rail (conn->endpoint, conn) ?
+                                 "the peer closed the connection on this rail" :
+                                 "the peer closed the connection without saying goodbye: "
                                  "its process has probably died");
         return;
     }
@@ -437,6 +510,9 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
     conn->rail->ops->disconnect (conn);
     mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
     OBJ_DESTRUCT(&conn->pending);
+    conn->peer_consumed = conn->send_seq; /* nothing is replayed any more */
+    mca_btl_rwv_conn_release_acked (conn);
+    OBJ_DESTRUCT(&conn->unacked);
     conn->rail->ops->mr_dereg (conn->rail, conn->ring_mr);
     opal_pointer_array_set_item (&module->conns, conn->id, NULL);
     conn->rail->num_conns--;

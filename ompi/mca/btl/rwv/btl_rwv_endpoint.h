@@ -54,7 +54,7 @@ typedef struct mca_btl_rwv_cm_data_t {
 } mca_btl_rwv_cm_data_t;
 
 #define MCA_BTL_RWV_CM_MAGIC 0x52575631u /* "RWV1" */
-#define MCA_BTL_RWV_CM_VERSION 1
+#define MCA_BTL_RWV_CM_VERSION 2
 
 typedef struct mca_btl_rwv_conn_t {
     struct mca_btl_base_endpoint_t *endpoint;
@@ -82,11 +82,16 @@ typedef struct mca_btl_rwv_conn_t {
     uint32_t peer_slots;
     uint32_t peer_slot_size;
     uint32_t peer_conn_id;
+    uint8_t peer_rail;         /* the peer's index of this rail (replays name it) */
     bool peer_notify_imm;
     uint64_t send_seq;         /* messages written into the peer's ring */
     uint64_t peer_consumed;    /* of those, how many the peer has consumed */
 
     opal_list_t pending;       /* frags waiting for the connection or for credits */
+    /* frags written but not yet consumed by the peer, kept while another rail
+     * could replay them (multi-rail peers only), oldest first */
+    opal_list_t unacked;
+    double bandwidth;          /* bytes per microsecond, measured or configured */
 } mca_btl_rwv_conn_t;
 
 struct mca_btl_base_endpoint_t {
@@ -97,7 +102,12 @@ struct mca_btl_base_endpoint_t {
     mca_btl_rwv_rail_addr_t peer_rails[MCA_BTL_RWV_MAX_RAILS];
     /* the connection on each local rail, created on first use */
     mca_btl_rwv_conn_t *conns[MCA_BTL_RWV_MAX_RAILS];
-    int rail;                  /* local rail used to reach this peer, -1 if none */
+    /* local rails that reach this peer, in preference order */
+    int rails[MCA_BTL_RWV_MAX_RAILS];
+    int num_rails;
+    unsigned next_rail;        /* round-robin position */
+    uint32_t next_stripe_id;   /* names our split eager messages */
+    opal_list_t reassembly;    /* the peer's split eager messages, partly arrived */
     bool failed;               /* reported to the PML; everything to it fails now */
 };
 typedef struct mca_btl_base_endpoint_t mca_btl_base_endpoint_t;
@@ -106,12 +116,44 @@ OBJ_CLASS_DECLARATION(mca_btl_rwv_endpoint_t);
 
 mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (mca_btl_rwv_module_t *module, opal_proc_t *proc,
                                                      bool create);
-/* The connection to send on, started if needed; NULL when the peer is unreachable. */
+/* The connection for the next eager message (btl_rwv_eager_rail), started
+ * if needed; NULL when the peer is unreachable. */
 mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint);
+/* The ready connections on every live rail to the peer, starting any not
+ * yet started; returns how many. */
+int mca_btl_rwv_endpoint_ready_conns (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_conn_t **conns);
+/* Could another rail still carry traffic to this peer? */
+bool mca_btl_rwv_endpoint_has_live_rail (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_conn_t *except);
+static inline bool mca_btl_rwv_endpoint_multirail (const mca_btl_rwv_endpoint_t *endpoint)
+{
+    return endpoint->num_rails > 1;
+}
 void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
 void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module);
 
+/* btl_rwv_failover.c */
+void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why);
+void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module);
+void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn);
+bool mca_btl_rwv_replay_is_duplicate (mca_btl_rwv_conn_t *conn, uint8_t rail, uint64_t seq);
+
+/* btl_rwv_eager_stripe.c */
+bool mca_btl_rwv_eager_stripe (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint,
+                               struct mca_btl_rwv_frag_t *frag);
+void mca_btl_rwv_eager_stripe_receive (mca_btl_rwv_endpoint_t *endpoint, uint8_t tag, const unsigned char *data,
+                                       size_t len);
+
+/* btl_rwv_stripe.c */
+struct mca_btl_rwv_rdma_op_t;
+int mca_btl_rwv_stripe_plan (mca_btl_rwv_conn_t **conns, int n, size_t size, size_t min_piece, size_t *lens);
+int mca_btl_rwv_stripe_start (mca_btl_rwv_module_t *module, struct mca_btl_rwv_rdma_op_t *request, size_t size,
+                              mca_btl_rwv_conn_t **conns, int n);
+void mca_btl_rwv_stripe_retry (mca_btl_rwv_module_t *module);
+
 /* btl_rwv_send.c: the eager path over a connection */
+int mca_btl_rwv_endpoint_send_frag (mca_btl_rwv_endpoint_t *endpoint, struct mca_btl_rwv_frag_t *frag);
+void mca_btl_rwv_conn_send_frag (mca_btl_rwv_conn_t *conn, struct mca_btl_rwv_frag_t *frag);
+void mca_btl_rwv_deliver (mca_btl_base_tag_t tag, void *payload, size_t len);
 int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn);
 int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn);

@@ -16,15 +16,27 @@
 BEGIN_C_DECLS
 
 #define MCA_BTL_RWV_HDR_FLAG_HELLO 0x01   /* connection opener: no payload, no upcall */
+#define MCA_BTL_RWV_HDR_FLAG_REPLAY 0x02  /* first written on a rail that failed */
+#define MCA_BTL_RWV_HDR_FLAG_STRIPE 0x04  /* one piece of a split eager message */
 
 typedef struct mca_btl_rwv_eager_hdr_t {
     uint32_t len;             /* payload bytes */
     uint8_t tag;
     uint8_t flags;
-    uint16_t reserved;
+    uint8_t replay_rail;      /* REPLAY: the receiver's index of the failed rail */
+    uint8_t reserved;
+    uint64_t replay_seq;      /* REPLAY: the message's sequence number on that rail */
     uint64_t consumed;        /* piggy-backed credit: messages of ours the sender has consumed */
     uint64_t seq;             /* 1, 2, 3...: written last, polled by the receiver */
 } mca_btl_rwv_eager_hdr_t;
+
+/* At the start of a STRIPE message's payload: where its bytes go. */
+typedef struct mca_btl_rwv_stripe_hdr_t {
+    uint32_t id;              /* the sender's number for the whole message */
+    uint32_t offset;
+    uint32_t total;           /* bytes of the whole message */
+    uint32_t reserved;
+} mca_btl_rwv_stripe_hdr_t;
 
 /* The largest eager message: a slot less the header. */
 static inline size_t mca_btl_rwv_max_payload (void)
@@ -42,27 +54,66 @@ typedef struct mca_btl_rwv_frag_t {
     unsigned char *buf;                   /* registered: payload, then room for the header */
     mca_btl_rwv_reg_t *reg;
     mca_btl_base_tag_t tag;
+    uint8_t hdr_flags;                    /* REPLAY, STRIPE */
+    uint8_t replay_rail;
+    uint64_t replay_seq;
+    /* where it was written: failover replays what the peer may not have consumed */
+    struct mca_btl_rwv_conn_t *conn;
+    uint64_t seq;
+    bool in_flight;                       /* the transport still holds it */
+    bool retained;                        /* on conn->unacked */
+    bool pml_done;                        /* the PML was told the outcome */
+    bool pml_freed;                       /* the PML gave it back */
+    /* a piece of a split message: the whole one, and its pieces still out */
+    struct mca_btl_rwv_frag_t *parent;
+    int pieces_left;
+    int status;
+    /* reassembly of a split message received */
+    uint32_t stripe_id;
+    uint32_t received;
 } mca_btl_rwv_frag_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_frag_t);
 
-/* A put or get in flight. */
+/* A put or get: one callback once its last piece is done. */
 typedef struct mca_btl_rwv_rdma_op_t {
-    mca_btl_rwv_op_t op;
+    opal_free_list_item_t super;
     struct mca_btl_base_endpoint_t *endpoint;
+    bool is_put;
     void *local_address;
+    uint64_t remote_address;
     mca_btl_base_registration_handle_t *local_handle;
+    mca_btl_base_registration_handle_t remote_handle; /* a copy: a piece may move to another rail */
     mca_btl_base_rdma_completion_fn_t cbfunc;
     void *cbcontext;
     void *cbdata;
+    int pieces_left;
+    int status;
 } mca_btl_rwv_rdma_op_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_rdma_op_t);
+
+/* The part of a put or get on one rail. */
+typedef struct mca_btl_rwv_piece_t {
+    mca_btl_rwv_op_t op;
+    mca_btl_rwv_rdma_op_t *request;
+    struct mca_btl_rwv_conn_t *conn;
+    size_t offset;
+    size_t len;
+    double posted;                        /* for the rail's bandwidth measurement */
+} mca_btl_rwv_piece_t;
+OBJ_CLASS_DECLARATION(mca_btl_rwv_piece_t);
 
 int mca_btl_rwv_frag_init (opal_free_list_item_t *item, void *ctx);
 mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (mca_btl_rwv_module_t *module,
                                             struct mca_btl_base_endpoint_t *endpoint, uint32_t flags);
 void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag);
-/* The send finished (status) or failed: tell the PML if it asked, recycle if ours. */
+/* The send finished (status) or failed: tell the PML (once) if it asked,
+ * recycle when nobody holds it any more. */
 void mca_btl_rwv_frag_complete (mca_btl_rwv_frag_t *frag, int status);
+/* btl_rwv_failover.c: a ring write failed or its rail did: true if the
+ * frag was handed to another rail */
+bool mca_btl_rwv_frag_failover (mca_btl_rwv_frag_t *frag, int status);
+/* Recycle if the transport, the replay window and the PML are all done with it. */
+void mca_btl_rwv_frag_release (mca_btl_rwv_frag_t *frag);
 
 END_C_DECLS
 

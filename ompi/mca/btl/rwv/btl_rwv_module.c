@@ -64,9 +64,13 @@ mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *
     return &frag->base;
 }
 
+/* The PML gives a descriptor back; a copy kept for replay stays until the peer has it. */
 static int mca_btl_rwv_free (mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des)
 {
-    mca_btl_rwv_frag_return ((mca_btl_rwv_frag_t *) des);
+    mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) des;
+
+    frag->pml_freed = true;
+    mca_btl_rwv_frag_release (frag);
     return OPAL_SUCCESS;
 }
 
@@ -179,6 +183,8 @@ int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
 
     OBJ_CONSTRUCT(&module->eager_frags, opal_free_list_t);
     OBJ_CONSTRUCT(&module->rdma_ops, opal_free_list_t);
+    OBJ_CONSTRUCT(&module->pieces, opal_free_list_t);
+    OBJ_CONSTRUCT(&module->retry, opal_list_t);
     OBJ_CONSTRUCT(&module->endpoints, opal_hash_table_t);
     OBJ_CONSTRUCT(&module->endpoint_list, opal_list_t);
     OBJ_CONSTRUCT(&module->conns, opal_pointer_array_t);
@@ -197,9 +203,13 @@ int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
-    return opal_free_list_init (&module->rdma_ops, sizeof (mca_btl_rwv_rdma_op_t), opal_cache_line_size,
-                                OBJ_CLASS(mca_btl_rwv_rdma_op_t), 0, 0, 64, -1, 64, NULL, 0, NULL,
-                                NULL, NULL);
+    rc = opal_free_list_init (&module->rdma_ops, sizeof (mca_btl_rwv_rdma_op_t), opal_cache_line_size,
+                              OBJ_CLASS(mca_btl_rwv_rdma_op_t), 0, 0, 64, -1, 64, NULL, 0, NULL, NULL, NULL);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    return opal_free_list_init (&module->pieces, sizeof (mca_btl_rwv_piece_t), opal_cache_line_size,
+                                OBJ_CLASS(mca_btl_rwv_piece_t), 0, 0, 64, -1, 64, NULL, 0, NULL, NULL, NULL);
 }
 
 static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
@@ -211,7 +221,9 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
         mca_btl_rwv_endpoint_release (endpoint);
     }
     OBJ_DESTRUCT(&module->eager_frags);
+    OBJ_DESTRUCT(&module->retry);
     OBJ_DESTRUCT(&module->rdma_ops);
+    OBJ_DESTRUCT(&module->pieces);
     if (NULL != module->rcache) {
         mca_rcache_base_module_destroy (module->rcache);
     }

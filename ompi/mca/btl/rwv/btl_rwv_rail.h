@@ -14,6 +14,7 @@
 BEGIN_C_DECLS
 
 struct mca_btl_rwv_conn_t;
+struct mca_btl_rwv_frag_t;
 
 /* A rail's listen address as published in the modex. */
 typedef struct mca_btl_rwv_rail_addr_t {
@@ -42,9 +43,13 @@ typedef struct mca_btl_rwv_rail_ops_t {
     /* forget the connection: no more callbacks for it */
     void (*disconnect) (struct mca_btl_rwv_conn_t *conn);
 
-    /* data movement on a connected conn; `op' completes through op->complete */
+    /* data movement on a connected conn; `op' completes through op->complete.
+     * A `delivered' write completes only once its data is in the target's
+     * memory, not when the buffer may be reused: what makes a put striped
+     * across rails visible before a message on another rail says so */
     int (*write) (struct mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc,
-                  uint64_t raddr, uint64_t rkey, bool with_imm, uint32_t imm, mca_btl_rwv_op_t *op);
+                  uint64_t raddr, uint64_t rkey, bool with_imm, uint32_t imm, bool delivered,
+                  mca_btl_rwv_op_t *op);
     /* a small write whose buffer is free on return, with no completion */
     int (*inject_write) (struct mca_btl_rwv_conn_t *conn, const void *buf, size_t len,
                          uint64_t raddr, uint64_t rkey, bool with_imm, uint32_t imm);
@@ -62,6 +67,8 @@ typedef struct mca_btl_rwv_rail_ops_t {
     /* poll connection events, calling the mca_btl_rwv_conn_* functions below;
      * runs under the module lock */
     int (*poll_connections) (mca_btl_rwv_rail_t *rail);
+    /* is the rail's link up (interface up with carrier)? */
+    bool (*link_up) (mca_btl_rwv_rail_t *rail);
     void (*close) (mca_btl_rwv_rail_t *rail);
 } mca_btl_rwv_rail_ops_t;
 
@@ -74,6 +81,10 @@ struct mca_btl_rwv_rail_t {
     bool virt_addr;                 /* remote addresses are virtual, not offsets */
     bool ordered_placement;         /* a write's bytes land in order: poll mode is safe */
     int num_conns;                  /* connections on this rail: no CQ to poll without them */
+    char ifname[32];                /* the network interface, for link checks and NUMA */
+    int numa_node;                  /* of the NIC, -1 if unknown */
+    double bandwidth;               /* configured bytes per microsecond, 0: measure */
+    bool down;                      /* its link went down: no new traffic */
 };
 
 /* The IPv4 netmask of a prefix length, network byte order.  Not

@@ -11,7 +11,11 @@
 #include "opal_config.h"
 
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +50,7 @@ typedef struct mca_btl_rwv_ofi_rail_t {
     struct fid_pep *pep;
     uint64_t next_key;      /* keys we choose, where the provider lets us */
     bool prov_key;
+    int ioctl_fd;           /* for link checks */
 } mca_btl_rwv_ofi_rail_t;
 
 /* One endpoint's context: outlives an abandoned connection attempt until
@@ -190,12 +195,31 @@ static void ofi_disconnect (mca_btl_rwv_conn_t *conn)
 
 /* ------------------------------------------------------------ data */
 
-static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
-                      uint64_t rkey, bool with_imm, uint32_t imm, mca_btl_rwv_op_t *op)
+/* The tcp provider acknowledges a FI_DELIVERY_COMPLETE write once the
+ * target has placed it. */
+static ssize_t ofi_write_delivered (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc,
+                                    uint64_t raddr, uint64_t rkey, mca_btl_rwv_op_t *op)
 {
-    ssize_t rc = with_imm ? fi_writedata (ofi_ep (conn), buf, len, desc, imm, 0, raddr, rkey, op)
-                          : fi_write (ofi_ep (conn), buf, len, desc, 0, raddr, rkey, op);
+    struct iovec iov = {.iov_base = (void *) buf, .iov_len = len};
+    struct fi_rma_iov rma_iov = {.addr = raddr, .len = len, .key = rkey};
+    struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .rma_iov = &rma_iov,
+                             .rma_iov_count = 1, .context = op};
 
+    return fi_writemsg (ofi_ep (conn), &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+}
+
+static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
+                      uint64_t rkey, bool with_imm, uint32_t imm, bool delivered, mca_btl_rwv_op_t *op)
+{
+    ssize_t rc;
+
+    if (delivered && !with_imm) {
+        rc = ofi_write_delivered (conn, buf, len, desc, raddr, rkey, op);
+    } else if (with_imm) {
+        rc = fi_writedata (ofi_ep (conn), buf, len, desc, imm, 0, raddr, rkey, op);
+    } else {
+        rc = fi_write (ofi_ep (conn), buf, len, desc, 0, raddr, rkey, op);
+    }
     return ofi_errno_to_opal (rc);
 }
 
@@ -343,6 +367,24 @@ static int ofi_poll_completions (mca_btl_rwv_rail_t *r)
     return count + (n > 0 ? (int) n : 0);
 }
 
+/* Up and with carrier: a veth whose peer went down, or a NIC whose cable
+ * was pulled, loses IFF_RUNNING. */
+static bool ofi_link_up (mca_btl_rwv_rail_t *r)
+{
+    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
+    struct ifreq ifr;
+
+    if (r->addr.loopback || rail->ioctl_fd < 0) {
+        return true;
+    }
+    memset (&ifr, 0, sizeof (ifr));
+    snprintf (ifr.ifr_name, sizeof (ifr.ifr_name), "%.*s", (int) sizeof (ifr.ifr_name) - 1, r->ifname);
+    if (ioctl (rail->ioctl_fd, SIOCGIFFLAGS, &ifr) < 0) {
+        return false; /* the interface is gone */
+    }
+    return (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
+}
+
 static void ofi_close (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
@@ -362,6 +404,9 @@ static void ofi_close (mca_btl_rwv_rail_t *r)
     if (rail->fabric) {
         (void) fi_close (&rail->fabric->fid);
     }
+    if (rail->ioctl_fd >= 0) {
+        close (rail->ioctl_fd);
+    }
     fi_freeinfo (rail->info);
     free (rail);
 }
@@ -378,6 +423,7 @@ static const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
     .mr_dereg = ofi_mr_dereg,
     .poll_completions = ofi_poll_completions,
     .poll_connections = ofi_poll_connections,
+    .link_up = ofi_link_up,
     .close = ofi_close,
 };
 
@@ -444,6 +490,24 @@ static int ofi_prefix_len (const struct fi_info *info)
     return slash ? atoi (slash + 1) : 24;
 }
 
+/* The NUMA node of the interface's device, -1 when it has none (veth, lo)
+ * or the kernel does not know. */
+static int ofi_numa_node (const char *ifname)
+{
+    char path[128];
+    int node = -1;
+    FILE *f;
+
+    snprintf (path, sizeof (path), "/sys/class/net/%s/device/numa_node", ifname);
+    if (NULL != (f = fopen (path, "r"))) {
+        if (1 != fscanf (f, "%d", &node)) {
+            node = -1;
+        }
+        fclose (f);
+    }
+    return node;
+}
+
 static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
 {
     mca_btl_rwv_ofi_rail_t *rail = calloc (1, sizeof (*rail));
@@ -457,6 +521,7 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
     if (NULL == rail) {
         return NULL;
     }
+    rail->ioctl_fd = -1;
     rail->info = fi_dupinfo (info);
     rc = fi_fabric (info->fabric_attr, &rail->fabric, NULL);
     rc = rc ? rc : fi_domain (rail->fabric, info, &rail->domain, NULL);
@@ -486,6 +551,9 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
     rail->super.ordered_placement = 0 == strcmp (info->fabric_attr->prov_name, "tcp");
     rail->prov_key = !!(info->domain_attr->mr_mode & FI_MR_PROV_KEY);
     rail->next_key = 1;
+    snprintf (rail->super.ifname, sizeof (rail->super.ifname), "%s", info->domain_attr->name);
+    rail->super.numa_node = ofi_numa_node (rail->super.ifname);
+    rail->ioctl_fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     inet_ntop (AF_INET, &bound.sin_addr, ip, sizeof (ip));
     snprintf (rail->super.name, sizeof (rail->super.name), "ofi/%s %s %s", info->fabric_attr->prov_name,
               info->domain_attr->name, ip);

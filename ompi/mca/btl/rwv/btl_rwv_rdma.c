@@ -1,14 +1,17 @@
 /*
- * Zero-copy put and get for ob1's RPUT and RGET protocols.
+ * Zero-copy put and get for ob1's RPUT and RGET protocols; the splitting
+ * across rails is btl_rwv_stripe.c.
  *
  * Remote visibility: a put's completion callback runs when the transport
- * reports the write complete.  On connected endpoints whose provider
- * orders writes before later sends (libfabric tcp: FI_ORDER_SAW, the
- * stream is one TCP connection), the FIN that ob1 sends after the callback
- * reaches the target after the data, so the target never reads early.  A
- * get completes when the data is in local memory.
+ * reports the write complete.  To a peer with one rail, on connected
+ * endpoints whose provider orders writes before later sends (libfabric
+ * tcp: FI_ORDER_SAW, the stream is one TCP connection), the FIN that ob1
+ * sends after the callback reaches the target after the data, so the
+ * target never reads early.  To a multi-rail peer the FIN may take another
+ * rail, so every write there completes only once delivered.  A get
+ * completes when the data is in local memory.
  *
- * A put no larger than the provider's inject size is injected: the source
+ * A put to a one-rail peer no larger than the provider's inject size is injected: the source
  * is free again at once, so the callback runs before put returns, and the
  * same stream order keeps any later message behind the data.  That saves
  * the completion event and its CQ read on the origin (an 8-byte flag
@@ -20,31 +23,6 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 
-typedef int (*mca_btl_rwv_rdma_post_fn_t) (mca_btl_rwv_conn_t *conn, void *local, size_t size, void *desc,
-                                           uint64_t raddr, uint64_t rkey, mca_btl_rwv_op_t *op);
-
-static void mca_btl_rwv_rdma_complete (mca_btl_rwv_op_t *op, int status)
-{
-    mca_btl_rwv_rdma_op_t *rdma = (mca_btl_rwv_rdma_op_t *) op;
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-
-    rdma->cbfunc (&module->super, rdma->endpoint, rdma->local_address, rdma->local_handle, rdma->cbcontext,
-                  rdma->cbdata, status);
-    opal_free_list_return (&module->rdma_ops, &op->super);
-}
-
-static int mca_btl_rwv_post_write (mca_btl_rwv_conn_t *conn, void *local, size_t size, void *desc,
-                                   uint64_t raddr, uint64_t rkey, mca_btl_rwv_op_t *op)
-{
-    return conn->rail->ops->write (conn, local, size, desc, raddr, rkey, false, 0, op);
-}
-
-static int mca_btl_rwv_post_read (mca_btl_rwv_conn_t *conn, void *local, size_t size, void *desc,
-                                  uint64_t raddr, uint64_t rkey, mca_btl_rwv_op_t *op)
-{
-    return conn->rail->ops->read (conn, local, size, desc, raddr, rkey, op);
-}
-
 /* A put or get to ourselves is a copy. */
 static int mca_btl_rwv_rdma_self (bool is_put, void *local_address, uint64_t remote_address, size_t size)
 {
@@ -54,19 +32,27 @@ static int mca_btl_rwv_rdma_self (bool is_put, void *local_address, uint64_t rem
     return OPAL_SUCCESS;
 }
 
+/* One rail to the peer: a small put goes out at once, without a request. */
+static bool mca_btl_rwv_put_inject (mca_btl_rwv_conn_t *conn, void *local_address, uint64_t remote_address,
+                                    mca_btl_base_registration_handle_t *remote_handle, size_t size)
+{
+    mca_btl_rwv_rail_t *rail = conn->rail;
+
+    return !mca_btl_rwv_endpoint_multirail (conn->endpoint) && size <= rail->inject_size &&
+        OPAL_SUCCESS == rail->ops->inject_write (conn, local_address, size,
+                                                 mca_btl_rwv_rail_raddr (rail, remote_handle->base, remote_address),
+                                                 remote_handle->rkey[conn->peer_rail], false, 0);
+}
+
 static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint_t *endpoint, bool is_put,
                              void *local_address, uint64_t remote_address,
                              mca_btl_base_registration_handle_t *local_handle,
                              mca_btl_base_registration_handle_t *remote_handle, size_t size,
                              mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
-    mca_btl_rwv_rdma_post_fn_t post = is_put ? mca_btl_rwv_post_write : mca_btl_rwv_post_read;
-    mca_btl_rwv_rdma_op_t *rdma;
-    mca_btl_rwv_conn_t *conn;
-    mca_btl_rwv_rail_t *rail;
-    mca_btl_rwv_reg_t *reg;
-    uint64_t raddr, rkey;
-    int rc;
+    mca_btl_rwv_conn_t *conns[MCA_BTL_RWV_MAX_RAILS];
+    mca_btl_rwv_rdma_op_t *request;
+    int n, rc;
 
     if (endpoint->self) {
         mca_btl_rwv_rdma_self (is_put, local_address, remote_address, size);
@@ -75,45 +61,39 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     }
 
     MCA_BTL_RWV_LOCK(module);
-    conn = mca_btl_rwv_endpoint_conn (endpoint);
-    if (OPAL_UNLIKELY(NULL == conn)) {
+    n = mca_btl_rwv_endpoint_ready_conns (endpoint, conns);
+    if (OPAL_UNLIKELY(0 == n)) {
+        /* ob1 retries later; progress completes the connections meanwhile */
+        rc = endpoint->failed || !mca_btl_rwv_endpoint_has_live_rail (endpoint, NULL) ? OPAL_ERR_UNREACH
+                                                                                      : OPAL_ERR_OUT_OF_RESOURCE;
         MCA_BTL_RWV_UNLOCK(module);
-        return OPAL_ERR_UNREACH;
+        return rc;
     }
-    if (!mca_btl_rwv_conn_ready (conn)) {
-        /* ob1 retries later; progress completes the connection meanwhile */
-        MCA_BTL_RWV_UNLOCK(module);
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
-    rail = conn->rail;
-    raddr = mca_btl_rwv_rail_raddr (rail, remote_handle->base, remote_address);
-    rkey = remote_handle->rkey[rail->index];
-    if (is_put && size <= rail->inject_size &&
-        OPAL_SUCCESS == rail->ops->inject_write (conn, local_address, size, raddr, rkey, false, 0)) {
+    if (is_put && mca_btl_rwv_put_inject (conns[0], local_address, remote_address, remote_handle, size)) {
         MCA_BTL_RWV_UNLOCK(module);
         cbfunc (&module->super, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
         return OPAL_SUCCESS;
     }
-    rdma = (mca_btl_rwv_rdma_op_t *) opal_free_list_get (&module->rdma_ops);
-    if (NULL == rdma) {
+    request = (mca_btl_rwv_rdma_op_t *) opal_free_list_get (&module->rdma_ops);
+    if (NULL == request) {
         MCA_BTL_RWV_UNLOCK(module);
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
-    rdma->op.complete = mca_btl_rwv_rdma_complete;
-    rdma->endpoint = endpoint;
-    rdma->local_address = local_address;
-    rdma->local_handle = local_handle;
-    rdma->cbfunc = cbfunc;
-    rdma->cbcontext = cbcontext;
-    rdma->cbdata = cbdata;
-
-    reg = local_handle ? (mca_btl_rwv_reg_t *) ((char *) local_handle - offsetof (mca_btl_rwv_reg_t, handle)) : NULL;
-    rc = post (conn, local_address, size, reg ? reg->desc[rail->index] : NULL, raddr, rkey, &rdma->op);
+    request->endpoint = endpoint;
+    request->is_put = is_put;
+    request->local_address = local_address;
+    request->remote_address = remote_address;
+    request->local_handle = local_handle;
+    request->remote_handle = *remote_handle;
+    request->cbfunc = cbfunc;
+    request->cbcontext = cbcontext;
+    request->cbdata = cbdata;
+    rc = mca_btl_rwv_stripe_start (module, request, size, conns, n);
     if (OPAL_SUCCESS != rc) {
-        opal_free_list_return (&module->rdma_ops, &rdma->op.super);
+        opal_free_list_return (&module->rdma_ops, &request->super);
     }
     MCA_BTL_RWV_UNLOCK(module);
-    return OPAL_SUCCESS == rc ? rc : OPAL_ERR_OUT_OF_RESOURCE;
+    return rc;
 }
 
 int mca_btl_rwv_put (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint, void *local_address,

@@ -56,6 +56,7 @@ static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
 
     if (reported > conn->peer_consumed) {
         conn->peer_consumed = reported;
+        mca_btl_rwv_conn_release_acked (conn);
     }
     return conn->send_seq - conn->peer_consumed < conn->peer_slots;
 }
@@ -75,11 +76,11 @@ static uint32_t mca_btl_rwv_imm (const mca_btl_rwv_conn_t *conn)
 
 /* Put the header after the payload in `buf'; returns the bytes to write. */
 static size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
-                                 mca_btl_base_tag_t tag, uint8_t flags)
+                                 mca_btl_base_tag_t tag, uint8_t flags, uint8_t replay_rail, uint64_t replay_seq)
 {
     mca_btl_rwv_eager_hdr_t hdr = {
-        .len = (uint32_t) len, .tag = tag, .flags = flags,
-        .consumed = conn->recv_seq, .seq = conn->send_seq + 1,
+        .len = (uint32_t) len, .tag = tag, .flags = flags, .replay_rail = replay_rail,
+        .replay_seq = replay_seq, .consumed = conn->recv_seq, .seq = conn->send_seq + 1,
     };
 
     memcpy (buf + MCA_BTL_RWV_PAD8(len), &hdr, HDR_SIZE);
@@ -92,25 +93,37 @@ static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
     conn->credits_reported = conn->recv_seq;
 }
 
+/* To a peer with other rails, the frag stays until the peer has consumed
+ * it, so a failing rail can hand it on (btl_rwv_failover.c). */
 static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
     mca_btl_rwv_rail_t *rail = conn->rail;
-    size_t total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, 0);
+    size_t total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, frag->hdr_flags,
+                                      frag->replay_rail, frag->replay_seq);
     int rc;
 
+    frag->conn = conn;
+    frag->seq = conn->send_seq + 1;
+    frag->in_flight = true;
     rc = rail->ops->write (conn, frag->buf, total, frag->reg->desc[rail->index], mca_btl_rwv_slot_raddr (conn, total),
-                           conn->peer_ring_rkey, conn->peer_notify_imm, mca_btl_rwv_imm (conn), &frag->op);
-    if (OPAL_SUCCESS == rc) {
-        mca_btl_rwv_sent (conn);
+                           conn->peer_ring_rkey, conn->peer_notify_imm, mca_btl_rwv_imm (conn), false, &frag->op);
+    if (OPAL_SUCCESS != rc) {
+        frag->in_flight = false;
+        return rc;
     }
-    return rc;
+    mca_btl_rwv_sent (conn);
+    if (mca_btl_rwv_endpoint_multirail (conn->endpoint)) {
+        frag->retained = true;
+        opal_list_append (&conn->unacked, &frag->base.super.super);
+    }
+    return OPAL_SUCCESS;
 }
 
 /* A message small enough to inject: its buffer is free when this returns. */
 static int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
                                mca_btl_base_tag_t tag, uint8_t flags)
 {
-    size_t total = mca_btl_rwv_build (conn, buf, len, tag, flags);
+    size_t total = mca_btl_rwv_build (conn, buf, len, tag, flags, 0, 0);
     int rc;
 
     rc = conn->rail->ops->inject_write (conn, buf, total, mca_btl_rwv_slot_raddr (conn, total), conn->peer_ring_rkey,
@@ -129,13 +142,37 @@ static bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn)
 void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn)
 {
     while (mca_btl_rwv_conn_ready (conn) && !opal_list_is_empty (&conn->pending) && mca_btl_rwv_has_credit (conn)) {
-        mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_get_first (&conn->pending);
+        mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending);
 
         if (OPAL_SUCCESS != mca_btl_rwv_write_frag (conn, frag)) {
+            opal_list_prepend (&conn->pending, &frag->base.super.super);
             return; /* the transport is full: retry from progress */
         }
-        opal_list_remove_first (&conn->pending);
     }
+}
+
+/* Write now, or wait on the connection behind what already waits. */
+void mca_btl_rwv_conn_send_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
+{
+    if (!mca_btl_rwv_can_write_now (conn) || OPAL_SUCCESS != mca_btl_rwv_write_frag (conn, frag)) {
+        opal_list_append (&conn->pending, &frag->base.super.super);
+    }
+}
+
+int mca_btl_rwv_endpoint_send_frag (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_frag_t *frag)
+{
+    mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_conn (endpoint);
+
+    if (OPAL_UNLIKELY(NULL == conn)) {
+        return OPAL_ERR_UNREACH;
+    }
+    mca_btl_rwv_conn_send_frag (conn, frag);
+    return OPAL_SUCCESS;
+}
+
+static bool mca_btl_rwv_should_stripe (const mca_btl_rwv_endpoint_t *endpoint, size_t len)
+{
+    return mca_btl_rwv_endpoint_multirail (endpoint) && len >= (size_t) mca_btl_rwv_component.stripe_eager_threshold;
 }
 
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status)
@@ -156,7 +193,7 @@ int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn)
 
 /* ------------------------------------------------------------ self */
 
-static void mca_btl_rwv_deliver (mca_btl_base_tag_t tag, void *payload, size_t len)
+void mca_btl_rwv_deliver (mca_btl_base_tag_t tag, void *payload, size_t len)
 {
     mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
     mca_btl_base_segment_t segment = {.seg_addr.pval = payload, .seg_len = len};
@@ -172,7 +209,6 @@ int mca_btl_rwv_send (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpo
 {
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
     mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) descriptor;
-    mca_btl_rwv_conn_t *conn;
     int rc = OPAL_SUCCESS;
 
     /* ob1 relies on the completion callback (as btl/vader notes) */
@@ -187,11 +223,9 @@ int mca_btl_rwv_send (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpo
     }
 
     MCA_BTL_RWV_LOCK(module);
-    conn = mca_btl_rwv_endpoint_conn (endpoint);
-    if (OPAL_UNLIKELY(NULL == conn)) {
-        rc = OPAL_ERR_UNREACH;
-    } else if (!mca_btl_rwv_can_write_now (conn) || OPAL_SUCCESS != mca_btl_rwv_write_frag (conn, frag)) {
-        opal_list_append (&conn->pending, &frag->base.super.super);
+    if (!(mca_btl_rwv_should_stripe (endpoint, frag->segment.seg_len) &&
+          mca_btl_rwv_eager_stripe (module, endpoint, frag))) {
+        rc = mca_btl_rwv_endpoint_send_frag (endpoint, frag);
     }
     MCA_BTL_RWV_UNLOCK(module);
     return rc;
@@ -214,7 +248,8 @@ static void mca_btl_rwv_pack_inline (unsigned char *buf, opal_convertor_t *conve
 /* Send at once, without a descriptor round trip through the PML: injected
  * when small, else from a registered buffer.  When the connection cannot
  * take it yet, hand the PML a descriptor so it falls back to send(), which
- * queues. */
+ * queues.  To a multi-rail peer nothing is injected: a replay needs the
+ * copy in a frag. */
 int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint,
                        opal_convertor_t *convertor, void *header, size_t header_size,
                        size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
@@ -231,7 +266,7 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
         conn = mca_btl_rwv_endpoint_conn (endpoint);
     }
     if (NULL != conn && mca_btl_rwv_can_write_now (conn)) {
-        if (MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->rail->inject_size) {
+        if (!mca_btl_rwv_endpoint_multirail (endpoint) && MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->rail->inject_size) {
             unsigned char buf[MCA_BTL_RWV_PAD8(len) + HDR_SIZE];
 
             mca_btl_rwv_pack_inline (buf, convertor, header, header_size, payload_size);
@@ -240,8 +275,8 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
             mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
             frag->segment.seg_len = len;
             frag->tag = tag;
-            if (OPAL_SUCCESS != mca_btl_rwv_write_frag (conn, frag)) {
-                opal_list_append (&conn->pending, &frag->base.super.super); /* packed: ours now */
+            if (!(mca_btl_rwv_should_stripe (endpoint, len) && mca_btl_rwv_eager_stripe (module, endpoint, frag))) {
+                mca_btl_rwv_conn_send_frag (conn, frag); /* packed: ours now, queued if need be */
             }
             rc = OPAL_SUCCESS;
         }
@@ -284,6 +319,24 @@ static mca_btl_rwv_eager_hdr_t *mca_btl_rwv_next_arrival (mca_btl_rwv_conn_t *co
     return hdr;
 }
 
+/* Hand one arrival to the PML, unless it is a connection opener or the
+ * replay of a message already consumed from the rail that failed. */
+static void mca_btl_rwv_conn_consume (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr)
+{
+    unsigned char *payload = (unsigned char *) hdr - MCA_BTL_RWV_PAD8(hdr->len);
+
+    if ((hdr->flags & MCA_BTL_RWV_HDR_FLAG_HELLO) ||
+        ((hdr->flags & MCA_BTL_RWV_HDR_FLAG_REPLAY) &&
+         mca_btl_rwv_replay_is_duplicate (conn, hdr->replay_rail, hdr->replay_seq))) {
+        return;
+    }
+    if (hdr->flags & MCA_BTL_RWV_HDR_FLAG_STRIPE) {
+        mca_btl_rwv_eager_stripe_receive (conn->endpoint, hdr->tag, payload, hdr->len);
+    } else {
+        mca_btl_rwv_deliver (hdr->tag, payload, hdr->len);
+    }
+}
+
 /* Deliver what arrived.  Only the progressing thread gets here (see
  * mca_btl_rwv_progress), so nobody else reads this ring; the state lock is
  * dropped around each upcall.  A slot counts as consumed, and is credited
@@ -299,11 +352,10 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
         conn->may_send = true;
         if (hdr->consumed > conn->peer_consumed) {
             conn->peer_consumed = hdr->consumed;
+            mca_btl_rwv_conn_release_acked (conn);
         }
         MCA_BTL_RWV_UNLOCK(module);
-        if (!(hdr->flags & MCA_BTL_RWV_HDR_FLAG_HELLO)) {
-            mca_btl_rwv_deliver (hdr->tag, (unsigned char *) hdr - MCA_BTL_RWV_PAD8(hdr->len), hdr->len);
-        }
+        mca_btl_rwv_conn_consume (conn, hdr);
         MCA_BTL_RWV_LOCK(module);
         conn->recv_seq++;
         MCA_BTL_RWV_UNLOCK(module);

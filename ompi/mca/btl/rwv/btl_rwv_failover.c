@@ -1,0 +1,198 @@
+/*
+ * Failover: a rail that fails to one peer hands its traffic to the peer's
+ * other rails, and no message is lost or delivered twice.
+ *
+ * A rail fails for a peer when its link goes down (checked every
+ * 100 ms from progress), when its connection reports an error or is
+ * closed, or when an operation on it completes with an error.  Closing the
+ * failed connection makes the provider complete everything still queued
+ * on it with an error; each of those comes back here.
+ *
+ *   queued messages    never left: they go out on another rail
+ *   eager messages     kept (conn->unacked) until the peer reports it has
+ *                      consumed them; those it may not have consumed are
+ *                      sent again on another rail marked REPLAY with the
+ *                      failed rail and their sequence number there.  The
+ *                      receiver stops reading the failed rail's ring at
+ *                      the first replay and drops a replay it had already
+ *                      consumed from that ring: each message is delivered
+ *                      exactly once.
+ *   put/get pieces     posted again on another rail (btl_rwv_stripe.c):
+ *                      writing or reading the same bytes twice is harmless
+ *
+ * When the last rail to a peer fails, the peer is reported to the PML as
+ * unreachable (btl_rwv_endpoint.c).
+ */
+#include "opal_config.h"
+
+#include <arpa/inet.h>
+
+#include "opal/util/show_help.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_frag.h"
+
+#define MCA_BTL_RWV_LINK_CHECK_INTERVAL 0.1 /* seconds */
+
+static const char *mca_btl_rwv_host_of (const mca_btl_rwv_endpoint_t *endpoint)
+{
+    return (endpoint->proc && endpoint->proc->proc_hostname) ? endpoint->proc->proc_hostname : "unknown host";
+}
+
+static int mca_btl_rwv_live_rails (const mca_btl_rwv_endpoint_t *endpoint)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    int live = 0;
+
+    for (int i = 0 ; i < endpoint->num_rails ; ++i) {
+        const mca_btl_rwv_conn_t *conn = endpoint->conns[endpoint->rails[i]];
+
+        live += !module->rails[endpoint->rails[i]]->down && (NULL == conn || MCA_BTL_RWV_CONN_FAILED != conn->state);
+    }
+    return live;
+}
+
+void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn)
+{
+    while (!opal_list_is_empty (&conn->unacked)) {
+        mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_get_first (&conn->unacked);
+
+        if (frag->seq > conn->peer_consumed) {
+            return;
+        }
+        opal_list_remove_first (&conn->unacked);
+        frag->retained = false;
+        mca_btl_rwv_frag_release (frag);
+    }
+}
+
+/* Send `frag' again on another rail, marked so the peer can drop it if it
+ * had consumed it from the failed rail after all. */
+static void mca_btl_rwv_replay (mca_btl_rwv_frag_t *frag)
+{
+    mca_btl_rwv_conn_t *failed = frag->conn;
+
+    if (frag->retained) {
+        opal_list_remove_item (&failed->unacked, &frag->base.super.super);
+        frag->retained = false;
+    }
+    frag->hdr_flags |= MCA_BTL_RWV_HDR_FLAG_REPLAY;
+    frag->replay_rail = failed->peer_rail;
+    frag->replay_seq = frag->seq;
+    if (OPAL_SUCCESS != mca_btl_rwv_endpoint_send_frag (failed->endpoint, frag)) {
+        mca_btl_rwv_frag_complete (frag, OPAL_ERR_UNREACH);
+    }
+}
+
+bool mca_btl_rwv_frag_failover (mca_btl_rwv_frag_t *frag, int status)
+{
+    mca_btl_rwv_conn_t *conn = frag->conn;
+    bool replayed = false;
+
+    if (NULL == conn || (OPAL_SUCCESS == status && MCA_BTL_RWV_CONN_FAILED != conn->state)) {
+        return false;
+    }
+    MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+    if (MCA_BTL_RWV_CONN_FAILED != conn->state) {
+        /* still in flight for this call, so that the rail's own replay skips it */
+        mca_btl_rwv_conn_failed (conn, "a write on this rail failed");
+    }
+    frag->in_flight = false;
+    /* only a kept frag can be replayed, and only to a peer still reachable */
+    if (frag->retained && !conn->endpoint->failed && frag->seq > conn->peer_consumed) {
+        mca_btl_rwv_replay (frag);
+        replayed = true;
+    }
+    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
+    return replayed;
+}
+
+/* Called by mca_btl_rwv_conn_failed once `conn' is closed, when the peer
+ * has another live rail. */
+void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why)
+{
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+    mca_btl_rwv_frag_t *frag, *next;
+    opal_list_t queued;
+
+    opal_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, opal_proc_local_get ()->proc_hostname,
+                    mca_btl_rwv_host_of (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name,
+                    why, mca_btl_rwv_live_rails (endpoint));
+
+    /* what never left: off this connection first, so none comes back to it */
+    OBJ_CONSTRUCT(&queued, opal_list_t);
+    opal_list_join (&queued, opal_list_get_end (&queued), &conn->pending);
+    while (NULL != (frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&queued))) {
+        if (OPAL_SUCCESS != mca_btl_rwv_endpoint_send_frag (endpoint, frag)) {
+            mca_btl_rwv_frag_complete (frag, OPAL_ERR_UNREACH);
+        }
+    }
+    OBJ_DESTRUCT(&queued);
+
+    /* what the peer may not have consumed; frags still in the transport
+     * come back with an error and are replayed from mca_btl_rwv_frag_failover */
+    mca_btl_rwv_conn_release_acked (conn);
+    OPAL_LIST_FOREACH_SAFE(frag, next, &conn->unacked, mca_btl_rwv_frag_t) {
+        if (!frag->in_flight) {
+            mca_btl_rwv_replay (frag);
+        }
+    }
+}
+
+bool mca_btl_rwv_replay_is_duplicate (mca_btl_rwv_conn_t *conn, uint8_t rail, uint64_t seq)
+{
+    mca_btl_rwv_conn_t *failed = rail < MCA_BTL_RWV_MAX_RAILS ? conn->endpoint->conns[rail] : NULL;
+    bool duplicate;
+
+    if (NULL == failed) {
+        return false;
+    }
+    MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+    /* stop reading its ring first: from here on each of its messages is
+     * delivered from the ring (up to recv_seq) or from a replay, never both */
+    if (MCA_BTL_RWV_CONN_FAILED != failed->state) {
+        mca_btl_rwv_conn_failed (failed, "the peer reported that this rail failed");
+    }
+    duplicate = seq <= failed->recv_seq;
+    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
+    return duplicate;
+}
+
+static void mca_btl_rwv_rail_went_down (mca_btl_rwv_module_t *module, mca_btl_rwv_rail_t *rail)
+{
+    int size = opal_pointer_array_get_size (&module->conns);
+    char why[96];
+
+    rail->down = true;
+    snprintf (why, sizeof (why), "the link of interface %s went down", rail->ifname);
+    for (int i = 0 ; i < size ; ++i) {
+        mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
+
+        if (NULL != conn && conn->rail == rail && MCA_BTL_RWV_CONN_FAILED != conn->state) {
+            mca_btl_rwv_conn_failed (conn, why);
+        }
+    }
+}
+
+/* A rail whose link comes back serves peers met from then on; the peers
+ * that lost it keep to their other rails. */
+void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module)
+{
+    double now = mca_btl_rwv_now ();
+
+    if (now < module->next_link_check) {
+        return;
+    }
+    module->next_link_check = now + MCA_BTL_RWV_LINK_CHECK_INTERVAL;
+    for (int r = 0 ; r < module->num_rails ; ++r) {
+        mca_btl_rwv_rail_t *rail = module->rails[r];
+        bool up = rail->ops->link_up (rail);
+
+        if (!up && !rail->down) {
+            mca_btl_rwv_rail_went_down (module, rail);
+        } else if (up && rail->down) {
+            rail->down = false;
+        }
+    }
+}

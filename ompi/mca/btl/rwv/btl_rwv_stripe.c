@@ -1,0 +1,216 @@
+/*
+ * Striping: a put or get split across the ready rails to a peer, in
+ * proportion to each rail's bandwidth, with one completion callback after
+ * the last piece.
+ *
+ * Bandwidth of a rail to a peer: the value given in btl_rwv_rail_bandwidth,
+ * or else measured as the job runs: every piece of 64 KiB or more updates
+ * a moving average of its bytes over its time from post to completion.
+ * Pieces to a multi-rail peer complete only once delivered (see
+ * btl_rwv_rail.h), so that time is the rail's real throughput, and the
+ * same completion keeps a piece on one rail ahead of the PML's FIN on
+ * another.  All rails start equal.
+ *
+ * A piece that fails (its rail failed) or finds no room in the transport
+ * waits on the module's retry list and is posted again from progress, on
+ * any ready rail to the peer.
+ */
+#include "opal_config.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_frag.h"
+
+#define MCA_BTL_RWV_MEASURE_MIN (64 * 1024)  /* smaller pieces measure latency, not bandwidth */
+#define MCA_BTL_RWV_STRIPE_ALIGN 64
+
+/* Share `size' bytes among the connections in proportion to bandwidth, no
+ * share below `min_piece': the slowest rail drops out until every share is
+ * big enough.  Returns the number of connections kept (moved to the front). */
+int mca_btl_rwv_stripe_plan (mca_btl_rwv_conn_t **conns, int n, size_t size, size_t min_piece, size_t *lens)
+{
+    while (n > 1) {
+        double total = 0.0;
+        int slowest = 0;
+
+        for (int i = 0 ; i < n ; ++i) {
+            total += conns[i]->bandwidth;
+            if (conns[i]->bandwidth < conns[slowest]->bandwidth) {
+                slowest = i;
+            }
+        }
+        if ((double) size * conns[slowest]->bandwidth / total >= (double) min_piece) {
+            size_t given = 0;
+
+            for (int i = 0 ; i < n - 1 ; ++i) {
+                lens[i] = (size_t) ((double) size * conns[i]->bandwidth / total) & ~(size_t) (MCA_BTL_RWV_STRIPE_ALIGN - 1);
+                given += lens[i];
+            }
+            lens[n - 1] = size - given;
+            return n;
+        }
+        conns[slowest] = conns[--n];
+    }
+    lens[0] = size;
+    return 1;
+}
+
+static mca_btl_rwv_reg_t *mca_btl_rwv_handle_reg (mca_btl_base_registration_handle_t *handle)
+{
+    return handle ? (mca_btl_rwv_reg_t *) ((char *) handle - offsetof (mca_btl_rwv_reg_t, handle)) : NULL;
+}
+
+static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
+{
+    mca_btl_rwv_rdma_op_t *request = piece->request;
+    mca_btl_rwv_conn_t *conn = piece->conn;
+    mca_btl_rwv_rail_t *rail = conn->rail;
+    mca_btl_rwv_reg_t *reg = mca_btl_rwv_handle_reg (request->local_handle);
+    void *local = (char *) request->local_address + piece->offset;
+    void *desc = reg ? reg->desc[rail->index] : NULL;
+    uint64_t raddr = mca_btl_rwv_rail_raddr (rail, request->remote_handle.base, request->remote_address + piece->offset);
+    uint64_t rkey = request->remote_handle.rkey[conn->peer_rail];
+
+    piece->posted = mca_btl_rwv_now ();
+    if (request->is_put) {
+        return rail->ops->write (conn, local, piece->len, desc, raddr, rkey, false, 0,
+                                 mca_btl_rwv_endpoint_multirail (conn->endpoint), &piece->op);
+    }
+    return rail->ops->read (conn, local, piece->len, desc, raddr, rkey, &piece->op);
+}
+
+static void mca_btl_rwv_request_done (mca_btl_rwv_rdma_op_t *request)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    request->cbfunc (&module->super, request->endpoint, request->local_address, request->local_handle,
+                     request->cbcontext, request->cbdata, request->status);
+    opal_free_list_return (&module->rdma_ops, &request->super);
+}
+
+static void mca_btl_rwv_piece_done (mca_btl_rwv_piece_t *piece, int status)
+{
+    mca_btl_rwv_rdma_op_t *request = piece->request;
+
+    opal_free_list_return (&mca_btl_rwv_component.module->pieces, &piece->op.super);
+    if (OPAL_SUCCESS != status) {
+        request->status = status;
+    }
+    if (0 == --request->pieces_left) {
+        mca_btl_rwv_request_done (request);
+    }
+}
+
+static void mca_btl_rwv_piece_measure (mca_btl_rwv_piece_t *piece)
+{
+    mca_btl_rwv_conn_t *conn = piece->conn;
+    double us = (mca_btl_rwv_now () - piece->posted) * 1e6;
+
+    if (conn->rail->bandwidth > 0 || piece->len < MCA_BTL_RWV_MEASURE_MIN || us <= 0) {
+        return;
+    }
+    conn->bandwidth = 0.75 * conn->bandwidth + 0.25 * ((double) piece->len / us);
+}
+
+/* A delivered piece is done even if its rail has failed since. */
+static void mca_btl_rwv_piece_complete (mca_btl_rwv_op_t *op, int status)
+{
+    mca_btl_rwv_piece_t *piece = (mca_btl_rwv_piece_t *) op;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    mca_btl_rwv_conn_t *conn = piece->conn;
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+
+    if (OPAL_SUCCESS == status) {
+        mca_btl_rwv_piece_measure (piece);
+        mca_btl_rwv_piece_done (piece, status);
+        return;
+    }
+    MCA_BTL_RWV_LOCK(module);
+    if (MCA_BTL_RWV_CONN_FAILED != conn->state) {
+        mca_btl_rwv_conn_failed (conn, "a put or get on this rail failed");
+    }
+    if (!endpoint->failed) {
+        opal_list_append (&module->retry, &piece->op.super.super);
+        MCA_BTL_RWV_UNLOCK(module);
+        return;
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+    mca_btl_rwv_piece_done (piece, OPAL_ERR_UNREACH);
+}
+
+/* Post now, or wait on the retry list. */
+static void mca_btl_rwv_piece_start (mca_btl_rwv_module_t *module, mca_btl_rwv_piece_t *piece)
+{
+    if (OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
+        opal_list_append (&module->retry, &piece->op.super.super);
+    }
+}
+
+int mca_btl_rwv_stripe_start (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma_op_t *request, size_t size,
+                              mca_btl_rwv_conn_t **conns, int n)
+{
+    mca_btl_rwv_piece_t *pieces[MCA_BTL_RWV_MAX_RAILS];
+    size_t lens[MCA_BTL_RWV_MAX_RAILS], offset = 0;
+
+    if (size < 2 * (size_t) mca_btl_rwv_component.stripe_min_size) {
+        /* too small to split: take turns, so many small transfers still spread */
+        conns[0] = conns[request->endpoint->next_rail++ % (unsigned) n];
+        n = 1;
+    }
+    n = mca_btl_rwv_stripe_plan (conns, n, size, (size_t) mca_btl_rwv_component.stripe_min_size, lens);
+    for (int i = 0 ; i < n ; ++i) {
+        pieces[i] = (mca_btl_rwv_piece_t *) opal_free_list_get (&module->pieces);
+        if (NULL == pieces[i]) {
+            while (i-- > 0) {
+                opal_free_list_return (&module->pieces, &pieces[i]->op.super);
+            }
+            return OPAL_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    request->pieces_left = n;
+    request->status = OPAL_SUCCESS;
+    for (int i = 0 ; i < n ; ++i) {
+        pieces[i]->op.complete = mca_btl_rwv_piece_complete;
+        pieces[i]->request = request;
+        pieces[i]->conn = conns[i];
+        pieces[i]->offset = offset;
+        pieces[i]->len = lens[i];
+        offset += lens[i];
+        mca_btl_rwv_piece_start (module, pieces[i]);
+    }
+    return OPAL_SUCCESS;
+}
+
+/* Post the waiting pieces where there is a ready rail; give up on those whose peer is gone. */
+void mca_btl_rwv_stripe_retry (mca_btl_rwv_module_t *module)
+{
+    mca_btl_rwv_piece_t *piece, *next;
+    opal_list_t failed;
+
+    OBJ_CONSTRUCT(&failed, opal_list_t);
+    MCA_BTL_RWV_LOCK(module);
+    OPAL_LIST_FOREACH_SAFE(piece, next, &module->retry, mca_btl_rwv_piece_t) {
+        mca_btl_rwv_endpoint_t *endpoint = piece->request->endpoint;
+        mca_btl_rwv_conn_t *ready[MCA_BTL_RWV_MAX_RAILS];
+        int n;
+
+        opal_list_remove_item (&module->retry, &piece->op.super.super);
+        if (endpoint->failed || !mca_btl_rwv_endpoint_has_live_rail (endpoint, NULL)) {
+            opal_list_append (&failed, &piece->op.super.super);
+            continue;
+        }
+        if (!mca_btl_rwv_conn_ready (piece->conn) &&
+            (n = mca_btl_rwv_endpoint_ready_conns (endpoint, ready)) > 0) {
+            piece->conn = ready[endpoint->next_rail++ % (unsigned) n];
+        }
+        if (!mca_btl_rwv_conn_ready (piece->conn) || OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
+            opal_list_append (&module->retry, &piece->op.super.super);
+            break; /* the transport is full or the rails are still connecting: later */
+        }
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+    while (NULL != (piece = (mca_btl_rwv_piece_t *) opal_list_remove_first (&failed))) {
+        mca_btl_rwv_piece_done (piece, OPAL_ERR_UNREACH);
+    }
+    OBJ_DESTRUCT(&failed);
+}
