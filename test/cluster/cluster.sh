@@ -7,7 +7,8 @@
 # Use as a library (source it; cluster_up installs an EXIT trap that tears
 # everything down) or from the command line:
 #
-#   cluster.sh up NODES RAILS [RATE]   build it (RATE: tbf rate per rail, e.g. 1gbit)
+#   cluster.sh up NODES RAILS [RATE]   build it (RATE: tbf rate per rail, e.g. 1gbit, or one
+#                                      per rail, comma separated: 1gbit,500mbit)
 #   cluster.sh down                    remove every namespace of this cluster
 #   cluster.sh mpirun ARGS...          run mpirun on node 1 for the whole cluster
 #   cluster.sh agent HOST CMD...       launch agent given to mpirun (internal)
@@ -78,8 +79,16 @@ cluster_add_node_link () { # node rail peer_ns peer_dev rate
     fi
 }
 
+# The rate of rail r from a RATE list: its own entry, else the last one.
+cluster_rail_rate () { # rates r
+    local -a list
+    IFS=, read -ra list <<< "$1"
+    [ ${#list[@]} -eq 0 ] && return 0
+    if [ "$2" -le ${#list[@]} ]; then echo "${list[$(($2 - 1))]}"; else echo "${list[-1]}"; fi
+}
+
 cluster_up () { # nodes rails [rate]
-    local nodes=$1 rails=$2 rate=${3:-} n r sw
+    local nodes=$1 rails=$2 rates=${3:-} rate n r sw
     [[ "$nodes" =~ ^[0-9]+$ ]] && [ "$nodes" -ge 2 ] && [ "$nodes" -le 64 ] ||
         { cluster_die "NODES must be 2..64 (got '$nodes')"; return 2; }
     [[ "$rails" =~ ^[0-9]+$ ]] && [ "$rails" -ge 1 ] && [ "$rails" -le ${#RWV_RAIL_NETS[@]} ] ||
@@ -96,6 +105,7 @@ cluster_up () { # nodes rails [rate]
     done
     if [ "$nodes" -eq 2 ]; then
         for ((r = 1; r <= rails; r++)); do
+            rate=$(cluster_rail_rate "$rates" $r)
             cluster_add_node_link 1 $r "$(cluster_node_name 2)" "r$r" "$rate" || return 1
             ip -n "$(cluster_node_name 2)" addr add "$(cluster_addr 2 $r)/24" dev "r$r" || return 1
             if [ -n "$rate" ]; then
@@ -109,6 +119,7 @@ cluster_up () { # nodes rails [rate]
         for ((r = 1; r <= rails; r++)); do
             ip -n "$sw" link add "br$r" type bridge || return 1
             ip -n "$sw" link set "br$r" up || return 1
+            rate=$(cluster_rail_rate "$rates" $r)
             for ((n = 1; n <= nodes; n++)); do
                 cluster_add_node_link $n $r "$sw" "n${n}r$r" "$rate" || return 1
                 ip -n "$sw" link set "n${n}r$r" master "br$r" || return 1

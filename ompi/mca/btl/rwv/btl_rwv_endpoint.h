@@ -92,6 +92,12 @@ typedef struct mca_btl_rwv_conn_t {
      * could replay them (multi-rail peers only), oldest first */
     opal_list_t unacked;
     double bandwidth;          /* bytes per microsecond, measured or configured */
+    /* bandwidth measurement: pieces posted and not completed, since when,
+     * and what the current window saw (btl_rwv_stripe.c) */
+    int pieces_out;
+    double busy_since;
+    double window_busy;
+    size_t window_bytes;
 } mca_btl_rwv_conn_t;
 
 struct mca_btl_base_endpoint_t {

@@ -98,7 +98,6 @@ typedef struct mca_btl_rwv_piece_t {
     struct mca_btl_rwv_conn_t *conn;
     size_t offset;
     size_t len;
-    double posted;                        /* for the rail's bandwidth measurement */
 } mca_btl_rwv_piece_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_piece_t);
 

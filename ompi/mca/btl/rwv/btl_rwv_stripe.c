@@ -4,12 +4,14 @@
  * the last piece.
  *
  * Bandwidth of a rail to a peer: the value given in btl_rwv_rail_bandwidth,
- * or else measured as the job runs: every piece of 64 KiB or more updates
- * a moving average of its bytes over its time from post to completion.
- * Pieces to a multi-rail peer complete only once delivered (see
- * btl_rwv_rail.h), so that time is the rail's real throughput, and the
- * same completion keeps a piece on one rail ahead of the PML's FIN on
- * another.  All rails start equal.
+ * or else measured as the job runs: the bytes a rail to the peer delivered
+ * over the time it had pieces outstanding, taken over windows of at least
+ * 2 ms (completions arrive in bursts) and averaged.  Pieces to a
+ * multi-rail peer complete only once delivered (see btl_rwv_rail.h), so
+ * that is the rail's real throughput, and the same completion keeps a
+ * piece on one rail ahead of the PML's FIN on another.
+ * All rails start equal.  A rail left out of a transfer for being slow
+ * gains 1% back each time, so one that has recovered is measured again.
  *
  * A piece that fails (its rail failed) or finds no room in the transport
  * waits on the module's retry list and is posted again from progress, on
@@ -21,43 +23,88 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 
-#define MCA_BTL_RWV_MEASURE_MIN (64 * 1024)  /* smaller pieces measure latency, not bandwidth */
+#define MCA_BTL_RWV_MEASURE_WINDOW 0.002     /* seconds of busy time per sample */
+#define MCA_BTL_RWV_MEASURE_MIN (64 * 1024)  /* fewer bytes measure latency, not bandwidth */
 #define MCA_BTL_RWV_STRIPE_ALIGN 64
+
+/* Rails left out for being slow creep back, until one is measured again. */
+static void mca_btl_rwv_stripe_age (mca_btl_rwv_conn_t **left_out, int n, double slowest_kept)
+{
+    for (int i = 0 ; i < n ; ++i) {
+        if (left_out[i]->rail->bandwidth <= 0 && left_out[i]->bandwidth < slowest_kept) {
+            left_out[i]->bandwidth *= 1.01;
+        }
+    }
+}
+
+static int mca_btl_rwv_stripe_slowest (mca_btl_rwv_conn_t **conns, int n, double *total)
+{
+    int slowest = 0;
+
+    *total = 0.0;
+    for (int i = 0 ; i < n ; ++i) {
+        *total += conns[i]->bandwidth;
+        if (conns[i]->bandwidth < conns[slowest]->bandwidth) {
+            slowest = i;
+        }
+    }
+    return slowest;
+}
 
 /* Share `size' bytes among the connections in proportion to bandwidth, no
  * share below `min_piece': the slowest rail drops out until every share is
- * big enough.  Returns the number of connections kept (moved to the front). */
+ * big enough.  Returns the number of connections kept, moved to the front. */
 int mca_btl_rwv_stripe_plan (mca_btl_rwv_conn_t **conns, int n, size_t size, size_t min_piece, size_t *lens)
 {
-    while (n > 1) {
-        double total = 0.0;
-        int slowest = 0;
+    int n_all = n, slowest;
+    size_t given = 0;
+    double total;
 
-        for (int i = 0 ; i < n ; ++i) {
-            total += conns[i]->bandwidth;
-            if (conns[i]->bandwidth < conns[slowest]->bandwidth) {
-                slowest = i;
-            }
-        }
-        if ((double) size * conns[slowest]->bandwidth / total >= (double) min_piece) {
-            size_t given = 0;
+    for (slowest = mca_btl_rwv_stripe_slowest (conns, n, &total) ;
+         n > 1 && (double) size * conns[slowest]->bandwidth / total < (double) min_piece ;
+         slowest = mca_btl_rwv_stripe_slowest (conns, n, &total)) {
+        mca_btl_rwv_conn_t *left = conns[slowest];
 
-            for (int i = 0 ; i < n - 1 ; ++i) {
-                lens[i] = (size_t) ((double) size * conns[i]->bandwidth / total) & ~(size_t) (MCA_BTL_RWV_STRIPE_ALIGN - 1);
-                given += lens[i];
-            }
-            lens[n - 1] = size - given;
-            return n;
-        }
         conns[slowest] = conns[--n];
+        conns[n] = left;
     }
-    lens[0] = size;
-    return 1;
+    mca_btl_rwv_stripe_age (conns + n, n_all - n, conns[slowest]->bandwidth);
+    for (int i = 0 ; i < n - 1 ; ++i) {
+        lens[i] = (size_t) ((double) size * conns[i]->bandwidth / total) & ~(size_t) (MCA_BTL_RWV_STRIPE_ALIGN - 1);
+        given += lens[i];
+    }
+    lens[n - 1] = size - given;
+    return n;
 }
 
 static mca_btl_rwv_reg_t *mca_btl_rwv_handle_reg (mca_btl_base_registration_handle_t *handle)
 {
     return handle ? (mca_btl_rwv_reg_t *) ((char *) handle - offsetof (mca_btl_rwv_reg_t, handle)) : NULL;
+}
+
+static void mca_btl_rwv_conn_busy (mca_btl_rwv_conn_t *conn)
+{
+    if (0 == conn->pieces_out++) {
+        conn->busy_since = mca_btl_rwv_now ();
+    }
+}
+
+static void mca_btl_rwv_conn_delivered (mca_btl_rwv_conn_t *conn, size_t bytes)
+{
+    double now = mca_btl_rwv_now ();
+
+    conn->pieces_out--;
+    conn->window_busy += now - conn->busy_since;
+    conn->busy_since = now;
+    conn->window_bytes += bytes;
+    if (conn->window_busy < MCA_BTL_RWV_MEASURE_WINDOW) {
+        return;
+    }
+    if (conn->rail->bandwidth <= 0 && conn->window_bytes >= MCA_BTL_RWV_MEASURE_MIN) {
+        conn->bandwidth = 0.5 * conn->bandwidth + 0.5 * (conn->window_bytes / (conn->window_busy * 1e6));
+    }
+    conn->window_busy = 0.0;
+    conn->window_bytes = 0;
 }
 
 static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
@@ -71,12 +118,18 @@ static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
     uint64_t raddr = mca_btl_rwv_rail_raddr (rail, request->remote_handle.base, request->remote_address + piece->offset);
     uint64_t rkey = request->remote_handle.rkey[conn->peer_rail];
 
-    piece->posted = mca_btl_rwv_now ();
+    int rc;
+
     if (request->is_put) {
-        return rail->ops->write (conn, local, piece->len, desc, raddr, rkey, false, 0,
-                                 mca_btl_rwv_endpoint_multirail (conn->endpoint), &piece->op);
+        rc = rail->ops->write (conn, local, piece->len, desc, raddr, rkey, false, 0,
+                               mca_btl_rwv_endpoint_multirail (conn->endpoint), &piece->op);
+    } else {
+        rc = rail->ops->read (conn, local, piece->len, desc, raddr, rkey, &piece->op);
     }
-    return rail->ops->read (conn, local, piece->len, desc, raddr, rkey, &piece->op);
+    if (OPAL_SUCCESS == rc) {
+        mca_btl_rwv_conn_busy (conn);
+    }
+    return rc;
 }
 
 static void mca_btl_rwv_request_done (mca_btl_rwv_rdma_op_t *request)
@@ -101,17 +154,6 @@ static void mca_btl_rwv_piece_done (mca_btl_rwv_piece_t *piece, int status)
     }
 }
 
-static void mca_btl_rwv_piece_measure (mca_btl_rwv_piece_t *piece)
-{
-    mca_btl_rwv_conn_t *conn = piece->conn;
-    double us = (mca_btl_rwv_now () - piece->posted) * 1e6;
-
-    if (conn->rail->bandwidth > 0 || piece->len < MCA_BTL_RWV_MEASURE_MIN || us <= 0) {
-        return;
-    }
-    conn->bandwidth = 0.75 * conn->bandwidth + 0.25 * ((double) piece->len / us);
-}
-
 /* A delivered piece is done even if its rail has failed since. */
 static void mca_btl_rwv_piece_complete (mca_btl_rwv_op_t *op, int status)
 {
@@ -120,8 +162,8 @@ static void mca_btl_rwv_piece_complete (mca_btl_rwv_op_t *op, int status)
     mca_btl_rwv_conn_t *conn = piece->conn;
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
 
+    mca_btl_rwv_conn_delivered (conn, OPAL_SUCCESS == status ? piece->len : 0);
     if (OPAL_SUCCESS == status) {
-        mca_btl_rwv_piece_measure (piece);
         mca_btl_rwv_piece_done (piece, status);
         return;
     }
