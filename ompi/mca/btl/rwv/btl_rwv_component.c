@@ -450,6 +450,7 @@ int mca_btl_rwv_progress (void)
         MCA_BTL_RWV_LOCK(module);
         mca_btl_rwv_conn_check_timeouts (module);
         mca_btl_rwv_check_links (module);
+        mca_btl_rwv_report_lost_rails (module);
         MCA_BTL_RWV_UNLOCK(module);
     }
     opal_atomic_wmb ();

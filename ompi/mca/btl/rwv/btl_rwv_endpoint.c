@@ -520,6 +520,7 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
     conn->rail->ops->mr_dereg (conn->rail, conn->ring_mr);
     opal_pointer_array_set_item (&module->conns, conn->id, NULL);
     conn->rail->num_conns--;
+    free (conn->replayed);
     free (conn->ring);
     free (conn);
 }

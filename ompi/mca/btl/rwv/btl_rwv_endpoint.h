@@ -96,6 +96,12 @@ typedef struct mca_btl_rwv_conn_t {
      * and what the current window saw (btl_rwv_stripe.c) */
     int pieces_out;
     double busy_since;
+    /* a failed rail to a peer still reachable is reported a little later,
+     * and only if the peer is still reachable then: a peer that dies
+     * closes every rail, and one message about its death says it all */
+    char failed_why[96];
+    uint8_t *replayed;         /* once failed: replays of its messages delivered, by seq after recv_seq */
+    double warn_at;            /* 0: nothing to report */
     double window_busy;
     size_t window_bytes;
 } mca_btl_rwv_conn_t;
@@ -140,6 +146,7 @@ void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module);
 /* btl_rwv_failover.c */
 void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why);
 void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module);
+void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module);
 void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn);
 bool mca_btl_rwv_replay_is_duplicate (mca_btl_rwv_conn_t *conn, uint8_t rail, uint64_t seq);
 

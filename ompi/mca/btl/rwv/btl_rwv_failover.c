@@ -12,11 +12,12 @@
  *   eager messages     kept (conn->unacked) until the peer reports it has
  *                      consumed them; those it may not have consumed are
  *                      sent again on another rail marked REPLAY with the
- *                      failed rail and their sequence number there.  The
- *                      receiver stops reading the failed rail's ring at
- *                      the first replay and drops a replay it had already
- *                      consumed from that ring: each message is delivered
- *                      exactly once.
+ *                      rail they were first written on and their sequence
+ *                      number there (a replay replayed again keeps them).
+ *                      The receiver stops reading that rail's ring at the
+ *                      first replay naming it, and drops a replay it
+ *                      consumed from that ring or already delivered as a
+ *                      replay: each message is delivered exactly once.
  *   put/get pieces     posted again on another rail (btl_rwv_stripe.c):
  *                      writing or reading the same bytes twice is harmless
  *
@@ -26,6 +27,7 @@
 #include "opal_config.h"
 
 #include <arpa/inet.h>
+#include <stdlib.h>
 
 #include "opal/util/show_help.h"
 
@@ -34,6 +36,7 @@
 #include "btl_rwv_frag.h"
 
 #define MCA_BTL_RWV_LINK_CHECK_INTERVAL 0.1 /* seconds */
+#define MCA_BTL_RWV_REPORT_DELAY 0.5        /* seconds: see failed_why in btl_rwv_endpoint.h */
 
 static const char *mca_btl_rwv_host_of (const mca_btl_rwv_endpoint_t *endpoint)
 {
@@ -77,9 +80,11 @@ static void mca_btl_rwv_replay (mca_btl_rwv_frag_t *frag)
         opal_list_remove_item (&failed->unacked, &frag->base.super.super);
         frag->retained = false;
     }
-    frag->hdr_flags |= MCA_BTL_RWV_HDR_FLAG_REPLAY;
-    frag->replay_rail = failed->peer_rail;
-    frag->replay_seq = frag->seq;
+    if (!(frag->hdr_flags & MCA_BTL_RWV_HDR_FLAG_REPLAY)) {
+        frag->hdr_flags |= MCA_BTL_RWV_HDR_FLAG_REPLAY;
+        frag->replay_rail = failed->peer_rail;
+        frag->replay_seq = frag->seq;
+    }
     if (OPAL_SUCCESS != mca_btl_rwv_endpoint_send_frag (failed->endpoint, frag)) {
         mca_btl_rwv_frag_complete (frag, OPAL_ERR_UNREACH);
     }
@@ -116,9 +121,8 @@ void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why)
     mca_btl_rwv_frag_t *frag, *next;
     opal_list_t queued;
 
-    opal_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, opal_proc_local_get ()->proc_hostname,
-                    mca_btl_rwv_host_of (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name,
-                    why, mca_btl_rwv_live_rails (endpoint));
+    snprintf (conn->failed_why, sizeof (conn->failed_why), "%s", why);
+    conn->warn_at = mca_btl_rwv_now () + MCA_BTL_RWV_REPORT_DELAY;
 
     /* what never left: off this connection first, so none comes back to it */
     OBJ_CONSTRUCT(&queued, opal_list_t);
@@ -140,6 +144,27 @@ void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why)
     }
 }
 
+/* Consumed from the ring, or delivered as a replay before (and noted now).
+ * The peer never has more than a ring's worth of messages unconsumed, so
+ * one bit per slot after recv_seq covers every replay. */
+static bool mca_btl_rwv_replay_seen (mca_btl_rwv_conn_t *failed, uint64_t seq)
+{
+    uint64_t bit = seq - failed->recv_seq - 1;
+    size_t slots = (size_t) mca_btl_rwv_component.eager_slots;
+
+    if (seq <= failed->recv_seq) {
+        return true;
+    }
+    if (NULL == failed->replayed && NULL == (failed->replayed = calloc ((slots + 7) / 8, 1))) {
+        return false;
+    }
+    if (bit >= slots || (failed->replayed[bit / 8] & (1u << (bit % 8)))) {
+        return bit < slots;
+    }
+    failed->replayed[bit / 8] |= (uint8_t) (1u << (bit % 8));
+    return false;
+}
+
 bool mca_btl_rwv_replay_is_duplicate (mca_btl_rwv_conn_t *conn, uint8_t rail, uint64_t seq)
 {
     mca_btl_rwv_conn_t *failed = rail < MCA_BTL_RWV_MAX_RAILS ? conn->endpoint->conns[rail] : NULL;
@@ -154,7 +179,7 @@ bool mca_btl_rwv_replay_is_duplicate (mca_btl_rwv_conn_t *conn, uint8_t rail, ui
     if (MCA_BTL_RWV_CONN_FAILED != failed->state) {
         mca_btl_rwv_conn_failed (failed, "the peer reported that this rail failed");
     }
-    duplicate = seq <= failed->recv_seq;
+    duplicate = mca_btl_rwv_replay_seen (failed, seq);
     MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
     return duplicate;
 }
@@ -171,6 +196,28 @@ static void mca_btl_rwv_rail_went_down (mca_btl_rwv_module_t *module, mca_btl_rw
 
         if (NULL != conn && conn->rail == rail && MCA_BTL_RWV_CONN_FAILED != conn->state) {
             mca_btl_rwv_conn_failed (conn, why);
+        }
+    }
+}
+
+void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module)
+{
+    int size = opal_pointer_array_get_size (&module->conns);
+    double now = mca_btl_rwv_now ();
+
+    for (int i = 0 ; i < size ; ++i) {
+        mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
+        mca_btl_rwv_endpoint_t *endpoint;
+
+        if (NULL == conn || 0 == conn->warn_at || now < conn->warn_at) {
+            continue;
+        }
+        conn->warn_at = 0;
+        endpoint = conn->endpoint;
+        if (!endpoint->failed) {
+            opal_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, opal_proc_local_get ()->proc_hostname,
+                            mca_btl_rwv_host_of (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
+                            conn->rail->name, conn->failed_why, mca_btl_rwv_live_rails (endpoint));
         }
     }
 }
