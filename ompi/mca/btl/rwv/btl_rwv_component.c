@@ -116,8 +116,9 @@ static int rwv_register (void)
         "Seconds to wait for a connection to a peer before reporting it unreachable", 30,
         &c->connect_timeout);
     rwv_register_string ("rail_bandwidth",
-        "Bandwidth of each rail in Mbit/s, comma separated, in the order btl_base_verbose 100 "
-        "lists the rails (e.g. 25000,12500). Puts, gets and split eager messages are shared "
+        "Bandwidth of each network rail in Mbit/s, comma separated, in the order btl_base_verbose 100 "
+        "lists the rails (e.g. 25000,12500); the loopback rail, used only within a node, takes no "
+        "value. Puts, gets and split eager messages are shared "
         "among a peer's rails in proportion. Default (empty): measured per peer as the job runs, "
         "from the time each piece of 64 KiB or more takes to be delivered; all rails start equal",
         "", &c->rail_bandwidth);
@@ -325,16 +326,27 @@ static void rwv_list_rails (const mca_btl_rwv_module_t *module, char *buf, size_
     for (int i = 0 ; i < module->num_rails ; ++i) {
         size_t used = strlen (buf);
 
-        snprintf (buf + used, len - used, "  rail %d: %s\n", i, module->rails[i]->name);
+        snprintf (buf + used, len - used, "  rail %d: %s%s\n", i, module->rails[i]->name,
+                  module->rails[i]->addr.loopback ? " (loopback: takes no value)" : "");
     }
 }
 
-/* btl_rwv_rail_bandwidth: one value in Mbit/s per rail, or nothing. */
+static int rwv_network_rails (const mca_btl_rwv_module_t *module)
+{
+    int n = 0;
+
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        n += !module->rails[i]->addr.loopback;
+    }
+    return n;
+}
+
+/* btl_rwv_rail_bandwidth: one value in Mbit/s per network rail, or nothing. */
 static void rwv_apply_bandwidths (mca_btl_rwv_module_t *module)
 {
     char **values = opal_argv_split (mca_btl_rwv_component.rail_bandwidth, ',');
     int count = opal_argv_count (values);
-    bool valid = count == module->num_rails;
+    bool valid = count == rwv_network_rails (module);
     char rails[MCA_BTL_RWV_MAX_RAILS * 110];
 
     for (int i = 0 ; valid && i < count ; ++i) {
@@ -344,13 +356,15 @@ static void rwv_apply_bandwidths (mca_btl_rwv_module_t *module)
         valid = end != values[i] && '\0' == *end && mbps > 0 && isfinite (mbps);
     }
     if (valid) {
-        for (int i = 0 ; i < count ; ++i) {
-            module->rails[i]->bandwidth = strtod (values[i], NULL) / 8.0; /* Mbit/s = bits per us */
+        for (int i = 0, v = 0 ; i < module->num_rails ; ++i) {
+            if (!module->rails[i]->addr.loopback) {
+                module->rails[i]->bandwidth = strtod (values[v++], NULL) / 8.0; /* Mbit/s = bytes per us * 8 */
+            }
         }
     } else if (count > 0) {
         rwv_list_rails (module, rails, sizeof (rails));
         opal_show_help ("help-mpi-btl-rwv.txt", "bad bandwidth list", true, opal_proc_local_get ()->proc_hostname,
-                        mca_btl_rwv_component.rail_bandwidth, count, module->num_rails, rails);
+                        mca_btl_rwv_component.rail_bandwidth, count, rwv_network_rails (module), rails);
     }
     opal_argv_free (values);
 }
@@ -450,7 +464,7 @@ int mca_btl_rwv_progress (void)
         MCA_BTL_RWV_LOCK(module);
         mca_btl_rwv_conn_check_timeouts (module);
         mca_btl_rwv_check_links (module);
-        mca_btl_rwv_report_lost_rails (module);
+        mca_btl_rwv_report_lost_rails (module, false);
         MCA_BTL_RWV_UNLOCK(module);
     }
     opal_atomic_wmb ();

@@ -508,9 +508,10 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
         mca_btl_rwv_conn_say_goodbye (conn);
     }
     opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
-                         "btl/rwv: rail %s to %s: %s bandwidth %.1f MB/s, %" PRIu64 " eager messages sent",
-                         conn->rail->name, OPAL_NAME_PRINT(conn->endpoint->proc->proc_name),
-                         conn->rail->bandwidth > 0 ? "configured" : "measured", conn->bandwidth, conn->send_seq);
+                         "btl/rwv: rail %s to %s: %s bandwidth %.1f MB/s, %" PRIu64 " eager messages sent, "
+                         "%" PRIu64 " bytes put or got", conn->rail->name, mca_btl_rwv_peer_host (conn->endpoint),
+                         conn->rail->bandwidth > 0 ? "configured" : "measured", conn->bandwidth, conn->send_seq,
+                         conn->rdma_bytes);
     conn->rail->ops->disconnect (conn);
     mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
     OBJ_DESTRUCT(&conn->pending);

@@ -104,6 +104,7 @@ typedef struct mca_btl_rwv_conn_t {
     double warn_at;            /* 0: nothing to report */
     double window_busy;
     size_t window_bytes;
+    uint64_t rdma_bytes;       /* put or got on this rail, for the verbose report */
 } mca_btl_rwv_conn_t;
 
 struct mca_btl_base_endpoint_t {
@@ -146,7 +147,8 @@ void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module);
 /* btl_rwv_failover.c */
 void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why);
 void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module);
-void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module);
+/* the failed rails due for a report, or all of them (at finalize) */
+void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, bool now_all);
 void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn);
 bool mca_btl_rwv_replay_is_duplicate (mca_btl_rwv_conn_t *conn, uint8_t rail, uint64_t seq);
 

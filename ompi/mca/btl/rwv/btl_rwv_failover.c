@@ -27,6 +27,7 @@
 #include "opal_config.h"
 
 #include <arpa/inet.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "opal/util/show_help.h"
@@ -200,10 +201,10 @@ static void mca_btl_rwv_rail_went_down (mca_btl_rwv_module_t *module, mca_btl_rw
     }
 }
 
-void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module)
+void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, bool now_all)
 {
     int size = opal_pointer_array_get_size (&module->conns);
-    double now = mca_btl_rwv_now ();
+    double now = now_all ? HUGE_VAL : mca_btl_rwv_now ();
 
     for (int i = 0 ; i < size ; ++i) {
         mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);

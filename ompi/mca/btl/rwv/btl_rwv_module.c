@@ -217,6 +217,7 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
     mca_btl_rwv_endpoint_t *endpoint;
 
+    mca_btl_rwv_report_lost_rails (module, true);
     while (NULL != (endpoint = (mca_btl_rwv_endpoint_t *) opal_list_remove_first (&module->endpoint_list))) {
         mca_btl_rwv_endpoint_release (endpoint);
     }

@@ -429,30 +429,57 @@ static const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
 
 /* ------------------------------------------------------------ discovery */
 
-/* btl_tcp's syntax: interface names or CIDR networks, comma separated. */
+/* Does one entry of btl_tcp's syntax (an interface name or a CIDR network) match? */
+static bool ofi_if_entry_matches (const char *entry, const char *ifname, const struct sockaddr_in *addr)
+{
+    const char *slash = strchr (entry, '/');
+    char net[64];
+    struct in_addr in;
+    size_t n;
+
+    if (NULL == slash) {
+        return 0 == strcmp (entry, ifname);
+    }
+    n = (size_t) (slash - entry) < sizeof (net) - 1 ? (size_t) (slash - entry) : sizeof (net) - 1;
+    memcpy (net, entry, n);
+    net[n] = '\0';
+    return 1 == inet_pton (AF_INET, net, &in) &&
+        (in.s_addr & mca_btl_rwv_netmask (atoi (slash + 1))) == (addr->sin_addr.s_addr & mca_btl_rwv_netmask (atoi (slash + 1)));
+}
+
 static bool ofi_if_listed (char **list, const char *ifname, const struct sockaddr_in *addr)
 {
     for (int i = 0 ; list && list[i] ; ++i) {
-        char *slash = strchr (list[i], '/');
-
-        if (NULL == slash) {
-            if (0 == strcmp (list[i], ifname)) {
-                return true;
-            }
-        } else {
-            char net[64];
-            struct in_addr in;
-            size_t n = (size_t) (slash - list[i]) < sizeof (net) - 1 ? (size_t) (slash - list[i]) : sizeof (net) - 1;
-            uint32_t mask = mca_btl_rwv_netmask (atoi (slash + 1));
-
-            memcpy (net, list[i], n);
-            net[n] = '\0';
-            if (1 == inet_pton (AF_INET, net, &in) && (in.s_addr & mask) == (addr->sin_addr.s_addr & mask)) {
-                return true;
-            }
+        if (ofi_if_entry_matches (list[i], ifname, addr)) {
+            return true;
         }
     }
     return false;
+}
+
+/* btl_rwv_if_include entries that name no rail found: say so, and go on
+ * with the rails found. */
+static void ofi_report_unmatched (char **if_inc, mca_btl_rwv_rail_t **rails, int num_rails)
+{
+    for (int i = 0 ; if_inc && if_inc[i] && num_rails > 0 ; ++i) {
+        bool found = false;
+        char names[MCA_BTL_RWV_MAX_RAILS * 40] = "";
+
+        for (int r = 0 ; r < num_rails && !found ; ++r) {
+            struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = rails[r]->addr.ipv4};
+
+            found = ofi_if_entry_matches (if_inc[i], rails[r]->ifname, &addr);
+        }
+        for (int r = 0 ; r < num_rails && !found ; ++r) {
+            size_t used = strlen (names);
+
+            snprintf (names + used, sizeof (names) - used, "%s%s", r ? ", " : "", rails[r]->ifname);
+        }
+        if (!found) {
+            opal_show_help ("help-mpi-btl-rwv.txt", "rail not found", true, opal_proc_local_get ()->proc_hostname,
+                            if_inc[i], names);
+        }
+    }
 }
 
 static bool ofi_listed (char **list, const char *name)
@@ -608,6 +635,7 @@ int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *nu
     if (list) {
         fi_freeinfo (list);
     }
+    ofi_report_unmatched (if_inc, rails, *num_rails);
     opal_argv_free (prov_inc);
     opal_argv_free (prov_exc);
     opal_argv_free (if_inc);

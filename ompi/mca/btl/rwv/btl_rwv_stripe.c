@@ -97,6 +97,7 @@ static void mca_btl_rwv_conn_delivered (mca_btl_rwv_conn_t *conn, size_t bytes)
     conn->window_busy += now - conn->busy_since;
     conn->busy_since = now;
     conn->window_bytes += bytes;
+    conn->rdma_bytes += bytes;
     if (conn->window_busy < MCA_BTL_RWV_MEASURE_WINDOW) {
         return;
     }
