@@ -153,6 +153,19 @@ mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (mca_btl_rwv_module_t *modul
 
 /* ------------------------------------------------------------ connections */
 
+/* Where a new rail's estimate starts: level with the best one so far. */
+static double mca_btl_rwv_endpoint_best_bandwidth (const mca_btl_rwv_endpoint_t *endpoint)
+{
+    double best = 1.0;
+
+    for (int i = 0 ; i < MCA_BTL_RWV_MAX_RAILS ; ++i) {
+        if (NULL != endpoint->conns[i] && endpoint->conns[i]->bandwidth > best) {
+            best = endpoint->conns[i]->bandwidth;
+        }
+    }
+    return best;
+}
+
 static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
@@ -170,7 +183,7 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endp
         return NULL;
     }
     memset (conn->ring, 0, conn->ring_bytes);
-    conn->bandwidth = rail->bandwidth > 0 ? rail->bandwidth : 1.0;
+    conn->bandwidth = rail->bandwidth > 0 ? rail->bandwidth : mca_btl_rwv_endpoint_best_bandwidth (endpoint);
     if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->ring, conn->ring_bytes, &conn->ring_mr, &desc,
                                            &conn->ring_rkey)) {
         free (conn->ring);
@@ -503,13 +516,15 @@ void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module)
 static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    char peer[INET_ADDRSTRLEN];
 
     if (MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
         mca_btl_rwv_conn_say_goodbye (conn);
     }
+    inet_ntop (AF_INET, &conn->peer_addr.ipv4, peer, sizeof (peer));
     opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                          "btl/rwv: rail %s to %s: %s bandwidth %.1f MB/s, %" PRIu64 " eager messages sent, "
-                         "%" PRIu64 " bytes put or got", conn->rail->name, mca_btl_rwv_peer_host (conn->endpoint),
+                         "%" PRIu64 " bytes put or got", conn->rail->name, peer,
                          conn->rail->bandwidth > 0 ? "configured" : "measured", conn->bandwidth, conn->send_seq,
                          conn->rdma_bytes);
     conn->rail->ops->disconnect (conn);

@@ -89,6 +89,26 @@ static void mca_btl_rwv_conn_busy (mca_btl_rwv_conn_t *conn)
     }
 }
 
+/* The first sample of any rail to a peer also stands for its rails not yet
+ * measured (they were still connecting, say): all rails start equal. */
+static void mca_btl_rwv_conn_sample (mca_btl_rwv_conn_t *conn, double sample)
+{
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+
+    if (conn->measured) {
+        conn->bandwidth = 0.5 * conn->bandwidth + 0.5 * sample;
+        return;
+    }
+    for (int i = 0 ; i < endpoint->num_rails ; ++i) {
+        mca_btl_rwv_conn_t *other = endpoint->conns[endpoint->rails[i]];
+
+        if (NULL != other && !other->measured) {
+            other->bandwidth = sample;
+        }
+    }
+    conn->measured = true;
+}
+
 static void mca_btl_rwv_conn_delivered (mca_btl_rwv_conn_t *conn, size_t bytes)
 {
     double now = mca_btl_rwv_now ();
@@ -102,7 +122,7 @@ static void mca_btl_rwv_conn_delivered (mca_btl_rwv_conn_t *conn, size_t bytes)
         return;
     }
     if (conn->rail->bandwidth <= 0 && conn->window_bytes >= MCA_BTL_RWV_MEASURE_MIN) {
-        conn->bandwidth = 0.5 * conn->bandwidth + 0.5 * (conn->window_bytes / (conn->window_busy * 1e6));
+        mca_btl_rwv_conn_sample (conn, conn->window_bytes / (conn->window_busy * 1e6));
     }
     conn->window_busy = 0.0;
     conn->window_bytes = 0;
