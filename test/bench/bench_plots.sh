@@ -56,10 +56,14 @@ if have barrier.dat; then
              '' using 7 title 'sm'"
 fi
 if have rails-*.dat; then
-    # the largest size only, one file per BTL, and n times tcp's one-rail figure
+    # scaling at the largest size (equal rails only), one file per BTL, and n times tcp's one-rail figure
     largest=$(awk '{print $2}' rails-*.dat | sort -g | tail -n1)
     for btl in tcp rwv; do
-        awk -v s="$largest" '$2 == s {print $1, $3}' "rails-$btl.dat" 2>/dev/null > "plot-rails-$btl.dat"
+        awk -v s="$largest" '$2 == s && $1 ~ /^[0-9]+$/ {print $1, $3}' "rails-$btl.dat" 2>/dev/null > "plot-rails-$btl.dat"
+        # throughput against size, one file per rail count
+        for config in $(awk '$1 ~ /^[0-9]+$/ {print $1}' "rails-$btl.dat" 2>/dev/null | sort -u); do
+            awk -v c="$config" '$1 == c {print $2, $3}' "rails-$btl.dat" > "plot-rails-size-$btl-$config.dat"
+        done
     done
     one=$(awk '$1 == 1 {print $2}' plot-rails-tcp.dat)
     awk -v one="${one:-0}" '{print $1, $1 * one}' plot-rails-tcp.dat > plot-rails-ideal.dat
@@ -68,8 +72,18 @@ if have rails-*.dat; then
         set title 'Multi-rail scaling at $(awk -v s="$largest" 'BEGIN {print s / 1048576}') MiB messages (each rail tbf-limited)';
         set xlabel 'rails between the 2 nodes'; set ylabel 'streaming bandwidth (MB/s)';
         plot 'plot-rails-tcp.dat' using 1:2 with linespoints title 'btl/tcp',
-             'plot-rails-rwv.dat' using 1:2 with linespoints title 'btl/rwv (striping not built)',
+             'plot-rails-rwv.dat' using 1:2 with linespoints title 'btl/rwv',
              'plot-rails-ideal.dat' using 1:2 with lines dashtype 2 title 'n x one rail of btl/tcp'"
+    plots=""
+    for f in plot-rails-size-rwv-*.dat plot-rails-size-tcp-*.dat; do
+        [ -s "$f" ] || continue
+        name=${f%.dat}; n=${name##*-}; btl=${name#plot-rails-size-}; btl=${btl%-*}
+        style=$([ "$btl" = tcp ] && echo "dashtype 2" || echo "linewidth 2")
+        plots="$plots${plots:+, }'$f' using 1:2 with linespoints $style title 'btl/$btl, $n rail(s)'"
+    done
+    gnuplot -e "$common; set output 'rails-size.png'; set logscale x 2; $sizes; set yrange [0:*];
+        set title 'Throughput against message size over 1, 2 and 3 tbf-limited rails';
+        set xlabel 'message size'; set ylabel 'streaming bandwidth (MB/s)'; plot $plots"
     rm -f plot-rails-*.dat
 fi
 ls -1 ./*.png 2>/dev/null | sed 's|^\./|wrote |'

@@ -19,10 +19,10 @@ out=$top/bench/results/$stamp-$(hostname)$([ $full = 1 ] && echo -full)
 mkdir -p "$out/data"
 if [ $full = 1 ]; then
     rounds=3 sizes="1 8 64 512 4096 32768 262144 1048576 4194304 16777216"
-    rail_sizes="32768 1048576 4194304" rail_counts="1 2 3" barrier_n=3000 np_upper=16777216 np_options=""
+    rail_sizes="8192 32768 131072 1048576 4194304 16777216" rail_counts="1 2 3" barrier_n=3000 np_upper=16777216 np_options=""
 else
     rounds=1 sizes="1 4096 32768 1048576 4194304"
-    rail_sizes="32768 4194304" rail_counts="1 2" barrier_n=1000 np_upper=1048576 np_options="-p 0"
+    rail_sizes="32768 1048576 4194304" rail_counts="1 2 3" barrier_n=1000 np_upper=1048576 np_options="-p 0"
 fi
 
 header () {
