@@ -245,11 +245,36 @@ static void mca_btl_rwv_pack_inline (unsigned char *buf, opal_convertor_t *conve
     }
 }
 
+/* Inject a small message to a multi-rail peer, and keep a copy until the
+ * peer has consumed it, for a replay should this rail fail. */
+static int mca_btl_rwv_inject_kept (mca_btl_rwv_module_t *module, mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor,
+                                    void *header, size_t header_size, size_t payload_size, mca_btl_base_tag_t tag)
+{
+    mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_alloc (module, conn->endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
+    size_t len = header_size + payload_size;
+
+    if (NULL == frag) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
+    frag->segment.seg_len = len;
+    frag->tag = tag;
+    if (OPAL_SUCCESS != mca_btl_rwv_inject (conn, frag->buf, len, tag, 0)) {
+        mca_btl_rwv_frag_return (frag);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    frag->conn = conn;
+    frag->seq = conn->send_seq;
+    frag->pml_done = true;
+    frag->retained = true;
+    opal_list_append (&conn->unacked, &frag->base.super.super);
+    return OPAL_SUCCESS;
+}
+
 /* Send at once, without a descriptor round trip through the PML: injected
  * when small, else from a registered buffer.  When the connection cannot
  * take it yet, hand the PML a descriptor so it falls back to send(), which
- * queues.  To a multi-rail peer nothing is injected: a replay needs the
- * copy in a frag. */
+ * queues. */
 int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint,
                        opal_convertor_t *convertor, void *header, size_t header_size,
                        size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
@@ -266,11 +291,15 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
         conn = mca_btl_rwv_endpoint_conn (endpoint);
     }
     if (NULL != conn && mca_btl_rwv_can_write_now (conn)) {
-        if (!mca_btl_rwv_endpoint_multirail (endpoint) && MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->rail->inject_size) {
+        bool small = MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->rail->inject_size;
+
+        if (small && !mca_btl_rwv_endpoint_multirail (endpoint)) {
             unsigned char buf[MCA_BTL_RWV_PAD8(len) + HDR_SIZE];
 
             mca_btl_rwv_pack_inline (buf, convertor, header, header_size, payload_size);
             rc = mca_btl_rwv_inject (conn, buf, len, tag, 0);
+        } else if (small) {
+            rc = mca_btl_rwv_inject_kept (module, conn, convertor, header, header_size, payload_size, tag);
         } else if (NULL != (frag = mca_btl_rwv_frag_alloc (module, endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP))) {
             mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
             frag->segment.seg_len = len;
