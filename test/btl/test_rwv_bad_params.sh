@@ -39,4 +39,6 @@ check_param "zero eager slots" --mca btl_rwv_eager_slots 0 -- "btl_rwv_eager_slo
 check_param "an unknown eager mode" --mca btl_rwv_eager_mode fast -- "use auto, poll or cq"
 check_param "an interface list matching nothing" --mca btl_rwv_if_include nosuchif0 -- "found no usable network rail"
 check_param "an unknown provider" --mca btl_rwv_provider_include nosuchprov -- "btl_rwv_provider_include = nosuchprov"
+check_param "an unknown eager rail policy" --mca btl_rwv_eager_rail fastest -- "use first or round_robin"
+check_param "a stripe piece too small" --mca btl_rwv_stripe_min_size 100 -- "btl_rwv_stripe_min_size = 100"
 exit $fail

@@ -56,7 +56,7 @@ static uint64_t mca_btl_rwv_name_key (const opal_process_name_t *name)
     return key;
 }
 
-static const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint)
+const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint)
 {
     return (endpoint->proc && endpoint->proc->proc_hostname) ? endpoint->proc->proc_hostname : "unknown host";
 }

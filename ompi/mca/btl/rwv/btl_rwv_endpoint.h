@@ -143,6 +143,8 @@ static inline bool mca_btl_rwv_endpoint_multirail (const mca_btl_rwv_endpoint_t 
     return endpoint->num_rails > 1;
 }
 void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
+/* the peer's host name, for messages */
+const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint);
 void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module);
 
 /* btl_rwv_failover.c */

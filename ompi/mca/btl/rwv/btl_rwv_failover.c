@@ -39,11 +39,6 @@
 #define MCA_BTL_RWV_LINK_CHECK_INTERVAL 0.1 /* seconds */
 #define MCA_BTL_RWV_REPORT_DELAY 0.5        /* seconds: see failed_why in btl_rwv_endpoint.h */
 
-static const char *mca_btl_rwv_host_of (const mca_btl_rwv_endpoint_t *endpoint)
-{
-    return (endpoint->proc && endpoint->proc->proc_hostname) ? endpoint->proc->proc_hostname : "unknown host";
-}
-
 static int mca_btl_rwv_live_rails (const mca_btl_rwv_endpoint_t *endpoint)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
@@ -217,7 +212,7 @@ void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, bool now_all)
         endpoint = conn->endpoint;
         if (!endpoint->failed) {
             opal_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, opal_proc_local_get ()->proc_hostname,
-                            mca_btl_rwv_host_of (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
+                            mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
                             conn->rail->name, conn->failed_why, mca_btl_rwv_live_rails (endpoint));
         }
     }
