@@ -97,6 +97,28 @@ failover_run "r2 of 2 rails down in the middle of a stream of 16 MiB messages" 2
 failover_run "r2 and r3 of 3 rails down at once, eager messages round robin" 3 r2 r3 -- \
     --mca btl_rwv_eager_rail round_robin
 
+# coll/rdmabar's flags are small puts, injected with a copy kept until
+# confirmed: r2 (the first rail) goes down during a million back-to-back barriers
+cluster_up 2 2 || exit $?
+barriers () {
+    (sleep 3; ip -n "$(cluster_node_name 2)" link set r2 down) &
+    timeout 240 bash -c '. "$1"; shift; cluster_mpirun "$@"' cluster-job "$(dirname "$0")/../cluster/cluster.sh" \
+        "${two[@]}" "$RWV_BUILD/test/coll/test_barrier" -n 2 -b 1000000 -c 10 > "$out"
+    rc=$?
+    wait
+    ip -n "$(cluster_node_name 2)" link set r2 up
+    cluster_wait_links 2 2 2>/dev/null
+    return $rc
+}
+RWV_EXPECT="lost a rail to host rwvn" run_keeping_help "$err" barriers
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^ok - 1000000 back-to-back barriers' "$out" && ! grep -q '^not ok' "$out" &&
+   grep -q 'lost a rail to host rwvn' "$err"; then
+    echo "ok - coll/rdmabar's barriers go on, correct, when the rail carrying their flags goes down"
+else
+    echo "not ok - barriers over a failing rail: exit $rc"; grep -E '^(ok|not ok)' "$out"; grep -v '^$' "$err" | tail -8
+fi
+
 # the runtime keeps rail 1; rwv has rails 2 and 3 only, and loses both
 cluster_up 2 3 || exit $?
 RWV_EXPECT="could not keep a connection to host rwvn" run_keeping_help "$err" \

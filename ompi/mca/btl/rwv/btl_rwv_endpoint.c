@@ -192,6 +192,7 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endp
     }
     OBJ_CONSTRUCT(&conn->pending, opal_list_t);
     OBJ_CONSTRUCT(&conn->unacked, opal_list_t);
+    OBJ_CONSTRUCT(&conn->kept_puts, opal_list_t);
     conn->id = (uint32_t) opal_pointer_array_add (&module->conns, conn);
     conn->state = MCA_BTL_RWV_CONN_IDLE;
     endpoint->conns[rail->index] = conn;
@@ -533,6 +534,8 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
     conn->peer_consumed = conn->send_seq; /* nothing is replayed any more */
     mca_btl_rwv_conn_release_acked (conn);
     OBJ_DESTRUCT(&conn->unacked);
+    mca_btl_rwv_conn_confirm_puts (conn, UINT64_MAX);
+    OBJ_DESTRUCT(&conn->kept_puts);
     conn->rail->ops->mr_dereg (conn->rail, conn->ring_mr);
     opal_pointer_array_set_item (&module->conns, conn->id, NULL);
     conn->rail->num_conns--;

@@ -106,6 +106,10 @@ typedef struct mca_btl_rwv_conn_t {
     double window_busy;
     size_t window_bytes;
     uint64_t rdma_bytes;       /* put or got on this rail, for the verbose report */
+    /* small puts injected here, kept until a later delivered write on this
+     * stream confirms them (btl_rwv_rdma.c) */
+    opal_list_t kept_puts;
+    uint64_t small_puts;
 } mca_btl_rwv_conn_t;
 
 struct mca_btl_base_endpoint_t {
@@ -167,6 +171,11 @@ int mca_btl_rwv_stripe_plan (mca_btl_rwv_conn_t **conns, int n, size_t size, siz
 int mca_btl_rwv_stripe_start (mca_btl_rwv_module_t *module, struct mca_btl_rwv_rdma_op_t *request, size_t size,
                               mca_btl_rwv_conn_t **conns, int n);
 void mca_btl_rwv_stripe_retry (mca_btl_rwv_module_t *module);
+void mca_btl_rwv_request_release (struct mca_btl_rwv_rdma_op_t *request);
+
+/* btl_rwv_rdma.c */
+void mca_btl_rwv_conn_confirm_puts (mca_btl_rwv_conn_t *conn, uint64_t mark);
+void mca_btl_rwv_conn_repost_puts (mca_btl_rwv_conn_t *conn);
 
 /* btl_rwv_send.c: the eager path over a connection */
 int mca_btl_rwv_endpoint_send_frag (mca_btl_rwv_endpoint_t *endpoint, struct mca_btl_rwv_frag_t *frag);

@@ -19,7 +19,9 @@
  *                      consumed from that ring or already delivered as a
  *                      replay: each message is delivered exactly once.
  *   put/get pieces     posted again on another rail (btl_rwv_stripe.c):
- *                      writing or reading the same bytes twice is harmless
+ *                      writing or reading the same bytes twice is harmless;
+ *                      so are small puts injected and not yet confirmed
+ *                      (btl_rwv_rdma.c), from their copies
  *
  * When the last rail to a peer fails, the peer is reported to the PML as
  * unreachable (btl_rwv_endpoint.c).
@@ -129,6 +131,8 @@ void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why)
         }
     }
     OBJ_DESTRUCT(&queued);
+
+    mca_btl_rwv_conn_repost_puts (conn);
 
     /* what the peer may not have consumed; frags still in the transport
      * come back with an error and are replayed from mca_btl_rwv_frag_failover */

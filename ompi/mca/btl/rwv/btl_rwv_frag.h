@@ -88,6 +88,12 @@ typedef struct mca_btl_rwv_rdma_op_t {
     void *cbdata;
     int pieces_left;
     int status;
+    /* a small put to a multi-rail peer (btl_rwv_rdma.c): its data, its
+     * caller told at once, and where and when it was injected */
+    struct mca_btl_rwv_frag_t *copy;
+    size_t size;
+    struct mca_btl_rwv_conn_t *kept_conn;
+    uint64_t kept_mark;
 } mca_btl_rwv_rdma_op_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_rdma_op_t);
 

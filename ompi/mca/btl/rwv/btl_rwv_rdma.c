@@ -11,11 +11,16 @@
  * rail, so every write there completes only once delivered.  A get
  * completes when the data is in local memory.
  *
- * A put to a one-rail peer no larger than the provider's inject size is injected: the source
- * is free again at once, so the callback runs before put returns, and the
- * same stream order keeps any later message behind the data.  That saves
- * the completion event and its CQ read on the origin (an 8-byte flag
- * write, as coll/rdmabar's, is then a single send).
+ * A put to a one-rail peer no larger than the provider's inject size is
+ * injected: the source is free again at once, so the callback runs before
+ * put returns, and the same stream order keeps any later message behind
+ * the data.  That saves the completion event and its CQ read on the origin
+ * (an 8-byte flag write, as coll/rdmabar's, is then a single send).  To a
+ * multi-rail peer such a put is injected too, and its callback runs at
+ * once, but a copy stays until the put is known to have arrived (see
+ * mca_btl_rwv_put_small).  Waiting for each delivery instead would double
+ * a barrier's time; ob1's own puts (all above the eager limit) never take
+ * this path.
  */
 #include "opal_config.h"
 
@@ -44,6 +49,67 @@ static bool mca_btl_rwv_put_inject (mca_btl_rwv_conn_t *conn, void *local_addres
                                                  remote_handle->rkey[conn->peer_rail], false, 0);
 }
 
+/* A small put to a multi-rail peer is copied into a registered buffer and
+ * injected on the first ready rail.  Every MCA_BTL_RWV_CONFIRM_EVERY-th
+ * is written from its copy instead, delivery-complete: its completion
+ * confirms the ones injected before it on the same stream, whose copies
+ * are then dropped.  Should the rail fail first, the unconfirmed ones are
+ * written again elsewhere (btl_rwv_failover.c). */
+#define MCA_BTL_RWV_CONFIRM_EVERY 16
+
+static int mca_btl_rwv_put_small (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma_op_t *request,
+                                  mca_btl_rwv_conn_t *conn, void *local_address)
+{
+    mca_btl_rwv_frag_t *copy = mca_btl_rwv_frag_alloc (module, request->endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
+    mca_btl_rwv_rail_t *rail = conn->rail;
+
+    if (NULL == copy) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    memcpy (copy->buf, local_address, request->size);
+    request->copy = copy;
+    request->local_address = copy->buf;
+    request->local_handle = &copy->reg->handle;
+    request->kept_conn = conn;
+    request->kept_mark = ++conn->small_puts;
+    if (0 != request->kept_mark % MCA_BTL_RWV_CONFIRM_EVERY &&
+        OPAL_SUCCESS == rail->ops->inject_write (conn, copy->buf, request->size,
+                                                 mca_btl_rwv_rail_raddr (rail, request->remote_handle.base,
+                                                                         request->remote_address),
+                                                 request->remote_handle.rkey[conn->peer_rail], false, 0)) {
+        opal_list_append (&conn->kept_puts, &request->super.super);
+        return OPAL_SUCCESS;
+    }
+    return mca_btl_rwv_stripe_start (module, request, request->size, &conn, 1);
+}
+
+void mca_btl_rwv_conn_confirm_puts (mca_btl_rwv_conn_t *conn, uint64_t mark)
+{
+    while (!opal_list_is_empty (&conn->kept_puts)) {
+        mca_btl_rwv_rdma_op_t *request = (mca_btl_rwv_rdma_op_t *) opal_list_get_first (&conn->kept_puts);
+
+        if (request->kept_mark >= mark) {
+            return;
+        }
+        opal_list_remove_first (&conn->kept_puts);
+        mca_btl_rwv_request_release (request);
+    }
+}
+
+void mca_btl_rwv_conn_repost_puts (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    mca_btl_rwv_rdma_op_t *request;
+
+    while (NULL != (request = (mca_btl_rwv_rdma_op_t *) opal_list_remove_first (&conn->kept_puts))) {
+        request->kept_conn = NULL;
+        /* on this failed conn the piece waits for a ready rail on the retry list */
+        if (OPAL_SUCCESS != mca_btl_rwv_stripe_start (module, request, request->size, &conn, 1)) {
+            mca_btl_rwv_request_release (request);
+        }
+    }
+}
+
 static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint_t *endpoint, bool is_put,
                              void *local_address, uint64_t remote_address,
                              mca_btl_base_registration_handle_t *local_handle,
@@ -52,6 +118,7 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
 {
     mca_btl_rwv_conn_t *conns[MCA_BTL_RWV_MAX_RAILS];
     mca_btl_rwv_rdma_op_t *request;
+    bool told_now;
     int n, rc;
 
     if (endpoint->self) {
@@ -88,11 +155,23 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     request->cbfunc = cbfunc;
     request->cbcontext = cbcontext;
     request->cbdata = cbdata;
-    rc = mca_btl_rwv_stripe_start (module, request, size, conns, n);
+    request->copy = NULL;
+    request->size = size;
+    request->kept_conn = NULL;
+    if (is_put && size <= conns[0]->rail->inject_size) {
+        rc = mca_btl_rwv_put_small (module, request, conns[0], local_address);
+    } else {
+        rc = mca_btl_rwv_stripe_start (module, request, size, conns, n);
+    }
+    /* read before unlocking: another thread's progress may release it */
+    told_now = OPAL_SUCCESS == rc && NULL != request->copy;
     if (OPAL_SUCCESS != rc) {
-        opal_free_list_return (&module->rdma_ops, &request->super);
+        mca_btl_rwv_request_release (request);
     }
     MCA_BTL_RWV_UNLOCK(module);
+    if (told_now) {
+        cbfunc (&module->super, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+    }
     return rc;
 }
 

@@ -153,25 +153,42 @@ static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
     return rc;
 }
 
-static void mca_btl_rwv_request_done (mca_btl_rwv_rdma_op_t *request)
+void mca_btl_rwv_request_release (mca_btl_rwv_rdma_op_t *request)
+{
+    if (NULL != request->copy) {
+        mca_btl_rwv_frag_return (request->copy);
+    }
+    opal_free_list_return (&mca_btl_rwv_component.module->rdma_ops, &request->super);
+}
+
+/* A small put's caller was told at the start; its delivery confirms the
+ * small puts injected before it on the same stream. */
+static void mca_btl_rwv_request_done (mca_btl_rwv_rdma_op_t *request, mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
 
-    request->cbfunc (&module->super, request->endpoint, request->local_address, request->local_handle,
-                     request->cbcontext, request->cbdata, request->status);
-    opal_free_list_return (&module->rdma_ops, &request->super);
+    if (NULL == request->copy) {
+        request->cbfunc (&module->super, request->endpoint, request->local_address, request->local_handle,
+                         request->cbcontext, request->cbdata, request->status);
+    } else if (OPAL_SUCCESS == request->status && conn == request->kept_conn) {
+        MCA_BTL_RWV_LOCK(module);
+        mca_btl_rwv_conn_confirm_puts (conn, request->kept_mark);
+        MCA_BTL_RWV_UNLOCK(module);
+    }
+    mca_btl_rwv_request_release (request);
 }
 
 static void mca_btl_rwv_piece_done (mca_btl_rwv_piece_t *piece, int status)
 {
     mca_btl_rwv_rdma_op_t *request = piece->request;
+    mca_btl_rwv_conn_t *conn = piece->conn;
 
     opal_free_list_return (&mca_btl_rwv_component.module->pieces, &piece->op.super);
     if (OPAL_SUCCESS != status) {
         request->status = status;
     }
     if (0 == --request->pieces_left) {
-        mca_btl_rwv_request_done (request);
+        mca_btl_rwv_request_done (request, conn);
     }
 }
 
@@ -204,7 +221,7 @@ static void mca_btl_rwv_piece_complete (mca_btl_rwv_op_t *op, int status)
 /* Post now, or wait on the retry list. */
 static void mca_btl_rwv_piece_start (mca_btl_rwv_module_t *module, mca_btl_rwv_piece_t *piece)
 {
-    if (OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
+    if (!mca_btl_rwv_conn_ready (piece->conn) || OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
         opal_list_append (&module->retry, &piece->op.super.super);
     }
 }
@@ -215,7 +232,7 @@ int mca_btl_rwv_stripe_start (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma_op_
     mca_btl_rwv_piece_t *pieces[MCA_BTL_RWV_MAX_RAILS];
     size_t lens[MCA_BTL_RWV_MAX_RAILS], offset = 0;
 
-    if (size < 2 * (size_t) mca_btl_rwv_component.stripe_min_size) {
+    if (size < 2 * (size_t) mca_btl_rwv_component.stripe_min_size && n > 1) {
         /* too small to split: take turns, so many small transfers still spread */
         conns[0] = conns[request->endpoint->next_rail++ % (unsigned) n];
         n = 1;
