@@ -123,18 +123,20 @@ static int rwv_register (void)
         "from the time each piece of 64 KiB or more takes to be delivered; all rails start equal",
         "", &c->rail_bandwidth);
     rwv_register_int ("stripe_min_size",
-        "Smallest piece, in bytes, of a put or get split across rails: a transfer under twice "
-        "this goes whole over one rail (the rails take turns), and a rail whose share would be "
-        "smaller is left out of that transfer", 65536, &c->stripe_min_size);
+        "Smallest piece, in bytes, of a put or get split across rails: a transfer is split over "
+        "as many rails as keeps every piece at least this big (pieces in proportion to bandwidth), "
+        "those that will be free soonest; one under twice this goes whole to the rail free "
+        "soonest", 65536, &c->stripe_min_size);
     rwv_register_int ("stripe_eager_threshold",
         "Eager messages of at least this many bytes to a peer with several ready rails are "
         "split across them and reassembled before delivery (ob1 sends a message up to the eager "
         "limit as one fragment). Set it above btl_rwv_eager_limit to never split", 16384,
         &c->stripe_eager_threshold);
     rwv_register_string ("eager_rail",
-        "Which rail carries unsplit eager messages to a multi-rail peer: first (the first live "
-        "rail: NUMA-near rails come first, then the order of discovery) or round_robin (every "
-        "ready rail in turn)", "first", &rwv_eager_rail_string);
+        "Which rail carries each unsplit eager message to a multi-rail peer: round_robin (every "
+        "ready rail in turn: a stream of small messages uses every rail, as btl/tcp's modules do) "
+        "or first (the first live rail: NUMA-near rails come first, then the order of discovery)",
+        "round_robin", &rwv_eager_rail_string);
     rwv_register_string ("rcache",
         "Registration cache for RDMA buffers: regcache (this project) or grdma (Open MPI's)",
         "regcache", &c->rcache_name);

@@ -96,6 +96,7 @@ typedef struct mca_btl_rwv_conn_t {
     /* bandwidth measurement: pieces posted and not completed, since when,
      * and what the current window saw (btl_rwv_stripe.c) */
     int pieces_out;
+    size_t bytes_out;          /* of those pieces */
     double busy_since;
     /* a failed rail to a peer still reachable is reported a little later,
      * and only if the peer is still reachable then: a peer that dies

@@ -11,6 +11,7 @@
 #include "opal_config.h"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
@@ -517,6 +518,27 @@ static int ofi_prefix_len (const struct fi_info *info)
     return slash ? atoi (slash + 1) : 24;
 }
 
+/* The network interface that holds `ipv4' (the tcp provider names its
+ * domains after interfaces, the verbs provider after devices). */
+static bool ofi_interface_of (uint32_t ipv4, char *name, size_t len)
+{
+    struct ifaddrs *list, *ifa;
+    bool found = false;
+
+    if (0 != getifaddrs (&list)) {
+        return false;
+    }
+    for (ifa = list ; ifa && !found ; ifa = ifa->ifa_next) {
+        if (ifa->ifa_addr && AF_INET == ifa->ifa_addr->sa_family &&
+            ((struct sockaddr_in *) ifa->ifa_addr)->sin_addr.s_addr == ipv4) {
+            snprintf (name, len, "%s", ifa->ifa_name);
+            found = true;
+        }
+    }
+    freeifaddrs (list);
+    return found;
+}
+
 /* The NUMA node of the interface's device, -1 when it has none (veth, lo)
  * or the kernel does not know. */
 static int ofi_numa_node (const char *ifname)
@@ -578,9 +600,13 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
     rail->super.ordered_placement = 0 == strcmp (info->fabric_attr->prov_name, "tcp");
     rail->prov_key = !!(info->domain_attr->mr_mode & FI_MR_PROV_KEY);
     rail->next_key = 1;
-    snprintf (rail->super.ifname, sizeof (rail->super.ifname), "%s", info->domain_attr->name);
+    if (ofi_interface_of (bound.sin_addr.s_addr, rail->super.ifname, sizeof (rail->super.ifname))) {
+        rail->ioctl_fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    } else {
+        /* no network interface holds the address: no link checks */
+        snprintf (rail->super.ifname, sizeof (rail->super.ifname), "%s", info->domain_attr->name);
+    }
     rail->super.numa_node = ofi_numa_node (rail->super.ifname);
-    rail->ioctl_fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     inet_ntop (AF_INET, &bound.sin_addr, ip, sizeof (ip));
     snprintf (rail->super.name, sizeof (rail->super.name), "ofi/%s %s %s", info->fabric_attr->prov_name,
               info->domain_attr->name, ip);

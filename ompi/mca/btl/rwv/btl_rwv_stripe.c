@@ -10,7 +10,9 @@
  * multi-rail peer complete only once delivered (see btl_rwv_rail.h), so
  * that is the rail's real throughput, and the same completion keeps a
  * piece on one rail ahead of the PML's FIN on another.
- * All rails start equal.  A rail left out of a transfer for being slow
+ * All rails start equal: the first measurement of any rail to the peer
+ * stands for those not measured yet, and a rail connected later starts
+ * level with the best.  A rail left out of a transfer for being slow
  * gains 1% back each time, so one that has recovered is measured again.
  *
  * A piece that fails (its rail failed) or finds no room in the transport
@@ -37,44 +39,70 @@ static void mca_btl_rwv_stripe_age (mca_btl_rwv_conn_t **left_out, int n, double
     }
 }
 
-static int mca_btl_rwv_stripe_slowest (mca_btl_rwv_conn_t **conns, int n, double *total)
+/* Microseconds the rail needs for what it already carries. */
+static double mca_btl_rwv_backlog (const mca_btl_rwv_conn_t *conn)
 {
-    int slowest = 0;
-
-    *total = 0.0;
-    for (int i = 0 ; i < n ; ++i) {
-        *total += conns[i]->bandwidth;
-        if (conns[i]->bandwidth < conns[slowest]->bandwidth) {
-            slowest = i;
-        }
-    }
-    return slowest;
+    return (double) conn->bytes_out / conn->bandwidth;
 }
 
-/* Share `size' bytes among the connections in proportion to bandwidth, no
- * share below `min_piece': the slowest rail drops out until every share is
- * big enough.  Returns the number of connections kept, moved to the front. */
+/* Move the k rails that will be free soonest to the front (ties: the faster). */
+static void mca_btl_rwv_stripe_soonest (mca_btl_rwv_conn_t **conns, int n, int k)
+{
+    for (int i = 0 ; i < k ; ++i) {
+        int best = i;
+
+        for (int j = i + 1 ; j < n ; ++j) {
+            double dj = mca_btl_rwv_backlog (conns[j]), db = mca_btl_rwv_backlog (conns[best]);
+
+            if (dj < db || (dj == db && conns[j]->bandwidth > conns[best]->bandwidth)) {
+                best = j;
+            }
+        }
+        mca_btl_rwv_conn_t *swap = conns[i];
+        conns[i] = conns[best];
+        conns[best] = swap;
+    }
+}
+
+static double mca_btl_rwv_stripe_total (mca_btl_rwv_conn_t **conns, int k, double *slowest)
+{
+    double total = 0.0;
+
+    *slowest = conns[0]->bandwidth;
+    for (int i = 0 ; i < k ; ++i) {
+        total += conns[i]->bandwidth;
+        if (conns[i]->bandwidth < *slowest) {
+            *slowest = conns[i]->bandwidth;
+        }
+    }
+    return total;
+}
+
+/* Share `size' bytes among the rails that will be free soonest, in
+ * proportion to bandwidth, with no share below `min_piece': as many rails
+ * as that allows.  A transfer that fits one rail goes to the one free
+ * soonest, so many small transfers still spread over every rail, faster
+ * rails taking more.  Returns the number of rails used, moved to the front. */
 int mca_btl_rwv_stripe_plan (mca_btl_rwv_conn_t **conns, int n, size_t size, size_t min_piece, size_t *lens)
 {
-    int n_all = n, slowest;
+    int k = size / min_piece > (size_t) n ? n : (int) (size / min_piece);
+    double total, slowest;
     size_t given = 0;
-    double total;
 
-    for (slowest = mca_btl_rwv_stripe_slowest (conns, n, &total) ;
-         n > 1 && (double) size * conns[slowest]->bandwidth / total < (double) min_piece ;
-         slowest = mca_btl_rwv_stripe_slowest (conns, n, &total)) {
-        mca_btl_rwv_conn_t *left = conns[slowest];
-
-        conns[slowest] = conns[--n];
-        conns[n] = left;
+    for (k = k < 1 ? 1 : k ; ; --k) {
+        mca_btl_rwv_stripe_soonest (conns, n, k);
+        total = mca_btl_rwv_stripe_total (conns, k, &slowest);
+        if (1 == k || (double) size * slowest / total >= (double) min_piece) {
+            break;
+        }
     }
-    mca_btl_rwv_stripe_age (conns + n, n_all - n, conns[slowest]->bandwidth);
-    for (int i = 0 ; i < n - 1 ; ++i) {
+    mca_btl_rwv_stripe_age (conns + k, n - k, slowest);
+    for (int i = 0 ; i < k - 1 ; ++i) {
         lens[i] = (size_t) ((double) size * conns[i]->bandwidth / total) & ~(size_t) (MCA_BTL_RWV_STRIPE_ALIGN - 1);
         given += lens[i];
     }
-    lens[n - 1] = size - given;
-    return n;
+    lens[k - 1] = size - given;
+    return k;
 }
 
 static mca_btl_rwv_reg_t *mca_btl_rwv_handle_reg (mca_btl_base_registration_handle_t *handle)
@@ -82,8 +110,9 @@ static mca_btl_rwv_reg_t *mca_btl_rwv_handle_reg (mca_btl_base_registration_hand
     return handle ? (mca_btl_rwv_reg_t *) ((char *) handle - offsetof (mca_btl_rwv_reg_t, handle)) : NULL;
 }
 
-static void mca_btl_rwv_conn_busy (mca_btl_rwv_conn_t *conn)
+static void mca_btl_rwv_conn_busy (mca_btl_rwv_conn_t *conn, size_t bytes)
 {
+    conn->bytes_out += bytes;
     if (0 == conn->pieces_out++) {
         conn->busy_since = mca_btl_rwv_now ();
     }
@@ -109,11 +138,12 @@ static void mca_btl_rwv_conn_sample (mca_btl_rwv_conn_t *conn, double sample)
     conn->measured = true;
 }
 
-static void mca_btl_rwv_conn_delivered (mca_btl_rwv_conn_t *conn, size_t bytes)
+static void mca_btl_rwv_conn_delivered (mca_btl_rwv_conn_t *conn, size_t posted, size_t bytes)
 {
     double now = mca_btl_rwv_now ();
 
     conn->pieces_out--;
+    conn->bytes_out -= posted;
     conn->window_busy += now - conn->busy_since;
     conn->busy_since = now;
     conn->window_bytes += bytes;
@@ -148,7 +178,7 @@ static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
         rc = rail->ops->read (conn, local, piece->len, desc, raddr, rkey, &piece->op);
     }
     if (OPAL_SUCCESS == rc) {
-        mca_btl_rwv_conn_busy (conn);
+        mca_btl_rwv_conn_busy (conn, piece->len);
     }
     return rc;
 }
@@ -200,7 +230,7 @@ static void mca_btl_rwv_piece_complete (mca_btl_rwv_op_t *op, int status)
     mca_btl_rwv_conn_t *conn = piece->conn;
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
 
-    mca_btl_rwv_conn_delivered (conn, OPAL_SUCCESS == status ? piece->len : 0);
+    mca_btl_rwv_conn_delivered (conn, piece->len, OPAL_SUCCESS == status ? piece->len : 0);
     if (OPAL_SUCCESS == status) {
         mca_btl_rwv_piece_done (piece, status);
         return;
@@ -232,11 +262,6 @@ int mca_btl_rwv_stripe_start (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma_op_
     mca_btl_rwv_piece_t *pieces[MCA_BTL_RWV_MAX_RAILS];
     size_t lens[MCA_BTL_RWV_MAX_RAILS], offset = 0;
 
-    if (size < 2 * (size_t) mca_btl_rwv_component.stripe_min_size && n > 1) {
-        /* too small to split: take turns, so many small transfers still spread */
-        conns[0] = conns[request->endpoint->next_rail++ % (unsigned) n];
-        n = 1;
-    }
     n = mca_btl_rwv_stripe_plan (conns, n, size, (size_t) mca_btl_rwv_component.stripe_min_size, lens);
     for (int i = 0 ; i < n ; ++i) {
         pieces[i] = (mca_btl_rwv_piece_t *) opal_free_list_get (&module->pieces);
