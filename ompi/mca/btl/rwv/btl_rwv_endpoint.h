@@ -92,7 +92,7 @@ typedef struct mca_btl_rwv_conn_t {
      * could replay them (multi-rail peers only), oldest first */
     opal_list_t unacked;
     double bandwidth;          /* bytes per microsecond, measured or configured */
-    bool measured;             /* bandwidth is this rail's own measurement */
+    int samples;               /* of this rail's own bandwidth measurement */
     /* bandwidth measurement: pieces posted and not completed, since when,
      * and what the current window saw (btl_rwv_stripe.c) */
     int pieces_out;

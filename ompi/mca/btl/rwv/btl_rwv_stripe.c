@@ -6,7 +6,8 @@
  * Bandwidth of a rail to a peer: the value given in btl_rwv_rail_bandwidth,
  * or else measured as the job runs: the bytes a rail to the peer delivered
  * over the time it had pieces outstanding, taken over windows of at least
- * 2 ms (completions arrive in bursts) and averaged.  Pieces to a
+ * 5 ms (completions arrive in bursts, and tbf lets a burst through after
+ * idling), averaged: a plain mean of the first four, then a moving average.  Pieces to a
  * multi-rail peer complete only once delivered (see btl_rwv_rail.h), so
  * that is the rail's real throughput, and the same completion keeps a
  * piece on one rail ahead of the PML's FIN on another.
@@ -25,7 +26,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 
-#define MCA_BTL_RWV_MEASURE_WINDOW 0.002     /* seconds of busy time per sample */
+#define MCA_BTL_RWV_MEASURE_WINDOW 0.005     /* seconds of busy time per sample */
 #define MCA_BTL_RWV_MEASURE_MIN (64 * 1024)  /* fewer bytes measure latency, not bandwidth */
 #define MCA_BTL_RWV_STRIPE_ALIGN 64
 
@@ -64,44 +65,63 @@ static void mca_btl_rwv_stripe_soonest (mca_btl_rwv_conn_t **conns, int n, int k
     }
 }
 
-static double mca_btl_rwv_stripe_total (mca_btl_rwv_conn_t **conns, int k, double *slowest)
+/* Shares of `size' over the first k rails such that each finishes at the
+ * same time, counting what each already carries: a rail that delivers
+ * slower than estimated keeps more outstanding and so gets less next
+ * time.  False if a share falls under `min_piece'. */
+static bool mca_btl_rwv_stripe_shares (mca_btl_rwv_conn_t **conns, int k, size_t size, size_t min_piece,
+                                       size_t *lens)
 {
-    double total = 0.0;
+    double bw = 0.0, out = 0.0, finish;
+    size_t given = 0;
 
-    *slowest = conns[0]->bandwidth;
     for (int i = 0 ; i < k ; ++i) {
-        total += conns[i]->bandwidth;
-        if (conns[i]->bandwidth < *slowest) {
-            *slowest = conns[i]->bandwidth;
-        }
+        bw += conns[i]->bandwidth;
+        out += (double) conns[i]->bytes_out;
     }
-    return total;
+    finish = ((double) size + out) / bw;
+    for (int i = 0 ; i < k - 1 ; ++i) {
+        double share = finish * conns[i]->bandwidth - (double) conns[i]->bytes_out;
+
+        if (share < (double) min_piece) {
+            return false;
+        }
+        lens[i] = (size_t) share & ~(size_t) (MCA_BTL_RWV_STRIPE_ALIGN - 1);
+        given += lens[i];
+    }
+    if (given >= size || size - given < min_piece) {
+        return false;
+    }
+    lens[k - 1] = size - given;
+    return true;
 }
 
-/* Share `size' bytes among the rails that will be free soonest, in
- * proportion to bandwidth, with no share below `min_piece': as many rails
- * as that allows.  A transfer that fits one rail goes to the one free
- * soonest, so many small transfers still spread over every rail, faster
- * rails taking more.  Returns the number of rails used, moved to the front. */
+/* Share `size' bytes among the rails that will be free soonest so that
+ * all finish together (mca_btl_rwv_stripe_shares), with no share below
+ * `min_piece': as many rails as that allows.  A transfer that fits one
+ * rail goes to the one free soonest, so many small transfers still spread
+ * over every rail, faster rails taking more.  Returns the number of rails
+ * used, moved to the front. */
 int mca_btl_rwv_stripe_plan (mca_btl_rwv_conn_t **conns, int n, size_t size, size_t min_piece, size_t *lens)
 {
     int k = size / min_piece > (size_t) n ? n : (int) (size / min_piece);
-    double total, slowest;
-    size_t given = 0;
+    double slowest;
 
-    for (k = k < 1 ? 1 : k ; ; --k) {
+    for (k = k < 2 ? 1 : k ; k > 1 ; --k) {
         mca_btl_rwv_stripe_soonest (conns, n, k);
-        total = mca_btl_rwv_stripe_total (conns, k, &slowest);
-        if (1 == k || (double) size * slowest / total >= (double) min_piece) {
+        if (mca_btl_rwv_stripe_shares (conns, k, size, min_piece, lens)) {
             break;
         }
     }
-    mca_btl_rwv_stripe_age (conns + k, n - k, slowest);
-    for (int i = 0 ; i < k - 1 ; ++i) {
-        lens[i] = (size_t) ((double) size * conns[i]->bandwidth / total) & ~(size_t) (MCA_BTL_RWV_STRIPE_ALIGN - 1);
-        given += lens[i];
+    if (1 == k) {
+        mca_btl_rwv_stripe_soonest (conns, n, 1);
+        lens[0] = size;
     }
-    lens[k - 1] = size - given;
+    slowest = conns[0]->bandwidth;
+    for (int i = 1 ; i < k ; ++i) {
+        slowest = conns[i]->bandwidth < slowest ? conns[i]->bandwidth : slowest;
+    }
+    mca_btl_rwv_stripe_age (conns + k, n - k, slowest);
     return k;
 }
 
@@ -123,19 +143,23 @@ static void mca_btl_rwv_conn_busy (mca_btl_rwv_conn_t *conn, size_t bytes)
 static void mca_btl_rwv_conn_sample (mca_btl_rwv_conn_t *conn, double sample)
 {
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+    double weight;
 
-    if (conn->measured) {
-        conn->bandwidth = 0.5 * conn->bandwidth + 0.5 * sample;
+    if (conn->samples > 0) {
+        /* a plain mean of the first four samples, then a moving average */
+        weight = conn->samples < 4 ? 1.0 / (conn->samples + 1) : 0.25;
+        conn->bandwidth = (1.0 - weight) * conn->bandwidth + weight * sample;
+        conn->samples++;
         return;
     }
     for (int i = 0 ; i < endpoint->num_rails ; ++i) {
         mca_btl_rwv_conn_t *other = endpoint->conns[endpoint->rails[i]];
 
-        if (NULL != other && !other->measured) {
+        if (NULL != other && 0 == other->samples) {
             other->bandwidth = sample;
         }
     }
-    conn->measured = true;
+    conn->samples = 1;
 }
 
 static void mca_btl_rwv_conn_delivered (mca_btl_rwv_conn_t *conn, size_t posted, size_t bytes)
