@@ -91,22 +91,23 @@ typedef struct mca_btl_rwv_conn_t {
     /* frags written but not yet consumed by the peer, kept while another rail
      * could replay them (multi-rail peers only), oldest first */
     opal_list_t unacked;
+    /* striping (btl_rwv_stripe.c): the rail's bandwidth to this peer, the
+     * put/get pieces outstanding on it and since when it has had some, and
+     * the fading sums of bytes delivered and busy time that measure it */
     double bandwidth;          /* bytes per microsecond, measured or configured */
-    int samples;               /* of this rail's own bandwidth measurement */
-    /* bandwidth measurement: pieces posted and not completed, since when,
-     * and what the current window saw (btl_rwv_stripe.c) */
+    bool measured;             /* bandwidth is this rail's own measurement */
     int pieces_out;
-    size_t bytes_out;          /* of those pieces */
+    size_t bytes_out;
     double busy_since;
+    double meter_bytes;
+    double meter_busy;
+    uint64_t rdma_bytes;       /* put or got on this rail, for the verbose report */
     /* a failed rail to a peer still reachable is reported a little later,
      * and only if the peer is still reachable then: a peer that dies
      * closes every rail, and one message about its death says it all */
     char failed_why[96];
     uint8_t *replayed;         /* once failed: replays of its messages delivered, by seq after recv_seq */
     double warn_at;            /* 0: nothing to report */
-    double window_busy;
-    size_t window_bytes;
-    uint64_t rdma_bytes;       /* put or got on this rail, for the verbose report */
     /* small puts injected here, kept until a later delivered write on this
      * stream confirms them (btl_rwv_rdma.c) */
     opal_list_t kept_puts;

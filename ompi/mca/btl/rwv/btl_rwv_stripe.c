@@ -5,9 +5,10 @@
  *
  * Bandwidth of a rail to a peer: the value given in btl_rwv_rail_bandwidth,
  * or else measured as the job runs: the bytes a rail to the peer delivered
- * over the time it had pieces outstanding, taken over windows of at least
- * 5 ms (completions arrive in bursts, and tbf lets a burst through after
- * idling), averaged: a plain mean of the first four, then a moving average.  Pieces to a
+ * over the time it had pieces outstanding, both fading with a time
+ * constant of 250 ms of busy time (no windows: completions arrive in
+ * bursts, and tbf lets a burst through after idling, so short windows
+ * scatter by 50%).  The first estimate comes after 5 ms of busy time.  Pieces to a
  * multi-rail peer complete only once delivered (see btl_rwv_rail.h), so
  * that is the rail's real throughput, and the same completion keeps a
  * piece on one rail ahead of the PML's FIN on another.
@@ -22,11 +23,14 @@
  */
 #include "opal_config.h"
 
+#include <math.h>
+
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 
-#define MCA_BTL_RWV_MEASURE_WINDOW 0.005     /* seconds of busy time per sample */
+#define MCA_BTL_RWV_MEASURE_MEMORY 0.25      /* seconds of busy time */
+#define MCA_BTL_RWV_MEASURE_MIN_BUSY 0.005   /* before the first estimate */
 #define MCA_BTL_RWV_MEASURE_MIN (64 * 1024)  /* fewer bytes measure latency, not bandwidth */
 #define MCA_BTL_RWV_STRIPE_ALIGN 64
 
@@ -130,6 +134,22 @@ static mca_btl_rwv_reg_t *mca_btl_rwv_handle_reg (mca_btl_base_registration_hand
     return handle ? (mca_btl_rwv_reg_t *) ((char *) handle - offsetof (mca_btl_rwv_reg_t, handle)) : NULL;
 }
 
+/* The first estimate of any rail to a peer also stands for its rails not
+ * measured yet (they were still connecting, say): all rails start equal. */
+static void mca_btl_rwv_conn_first_estimate (mca_btl_rwv_conn_t *conn, double estimate)
+{
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+
+    for (int i = 0 ; i < endpoint->num_rails ; ++i) {
+        mca_btl_rwv_conn_t *other = endpoint->conns[endpoint->rails[i]];
+
+        if (NULL != other && !other->measured) {
+            other->bandwidth = estimate;
+        }
+    }
+    conn->measured = true;
+}
+
 static void mca_btl_rwv_conn_busy (mca_btl_rwv_conn_t *conn, size_t bytes)
 {
     conn->bytes_out += bytes;
@@ -138,48 +158,27 @@ static void mca_btl_rwv_conn_busy (mca_btl_rwv_conn_t *conn, size_t bytes)
     }
 }
 
-/* The first sample of any rail to a peer also stands for its rails not yet
- * measured (they were still connecting, say): all rails start equal. */
-static void mca_btl_rwv_conn_sample (mca_btl_rwv_conn_t *conn, double sample)
-{
-    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
-    double weight;
-
-    if (conn->samples > 0) {
-        /* a plain mean of the first four samples, then a moving average */
-        weight = conn->samples < 4 ? 1.0 / (conn->samples + 1) : 0.25;
-        conn->bandwidth = (1.0 - weight) * conn->bandwidth + weight * sample;
-        conn->samples++;
-        return;
-    }
-    for (int i = 0 ; i < endpoint->num_rails ; ++i) {
-        mca_btl_rwv_conn_t *other = endpoint->conns[endpoint->rails[i]];
-
-        if (NULL != other && 0 == other->samples) {
-            other->bandwidth = sample;
-        }
-    }
-    conn->samples = 1;
-}
-
+/* Bytes delivered and busy time, both fading with a time constant of
+ * MCA_BTL_RWV_MEASURE_MEMORY of busy time: their ratio is the rail's rate. */
 static void mca_btl_rwv_conn_delivered (mca_btl_rwv_conn_t *conn, size_t posted, size_t bytes)
 {
-    double now = mca_btl_rwv_now ();
+    double now = mca_btl_rwv_now (), busy = now - conn->busy_since;
+    double fade = exp (-busy / MCA_BTL_RWV_MEASURE_MEMORY);
 
     conn->pieces_out--;
     conn->bytes_out -= posted;
-    conn->window_busy += now - conn->busy_since;
     conn->busy_since = now;
-    conn->window_bytes += bytes;
     conn->rdma_bytes += bytes;
-    if (conn->window_busy < MCA_BTL_RWV_MEASURE_WINDOW) {
+    conn->meter_bytes = conn->meter_bytes * fade + (double) bytes;
+    conn->meter_busy = conn->meter_busy * fade + busy;
+    if (conn->rail->bandwidth > 0 || conn->meter_busy < MCA_BTL_RWV_MEASURE_MIN_BUSY ||
+        conn->meter_bytes < MCA_BTL_RWV_MEASURE_MIN) {
         return;
     }
-    if (conn->rail->bandwidth <= 0 && conn->window_bytes >= MCA_BTL_RWV_MEASURE_MIN) {
-        mca_btl_rwv_conn_sample (conn, conn->window_bytes / (conn->window_busy * 1e6));
+    if (!conn->measured) {
+        mca_btl_rwv_conn_first_estimate (conn, conn->meter_bytes / (conn->meter_busy * 1e6));
     }
-    conn->window_busy = 0.0;
-    conn->window_bytes = 0;
+    conn->bandwidth = conn->meter_bytes / (conn->meter_busy * 1e6);
 }
 
 static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
