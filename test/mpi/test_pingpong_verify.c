@@ -32,12 +32,17 @@ static void fill (unsigned char *buf, size_t size, int iter, int dir)
     }
 }
 
+/* Counts the wrong bytes and names the first on stderr, for the log. */
 static long count_bad (const unsigned char *buf, size_t size, int iter, int dir)
 {
     long bad = 0;
 
     for (size_t i = 0 ; i < size ; ++i) {
-        bad += buf[i] != pattern_byte (size, iter, dir, i);
+        if (buf[i] != pattern_byte (size, iter, dir, i) && 0 == bad++) {
+            fprintf (stderr, "# corrupted: message of %zu bytes, round trip %d, %s: byte %zu is 0x%02x, "
+                     "expected 0x%02x\n", size, iter, dir ? "reply" : "request", i, buf[i],
+                     pattern_byte (size, iter, dir, i));
+        }
     }
     return bad;
 }

@@ -28,6 +28,8 @@ static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)
     endpoint->num_rails = 0;
     endpoint->next_rail = 0;
     endpoint->next_stripe_id = 0;
+    endpoint->put_conn = NULL;
+    endpoint->unconfirmed_puts = 0;
     endpoint->failed = false;
     memset (endpoint->conns, 0, sizeof (endpoint->conns));
     OBJ_CONSTRUCT(&endpoint->reassembly, opal_list_t);
@@ -315,8 +317,9 @@ int mca_btl_rwv_endpoint_ready_conns (mca_btl_rwv_endpoint_t *endpoint, mca_btl_
     return n;
 }
 
-/* Policy first: the first live rail.  Round robin: the next ready rail,
- * else (nothing ready yet) the first live one, where the message waits. */
+/* Behind our small puts while they may not have landed; else by policy.
+ * First: the first live rail.  Round robin: the next ready rail, else
+ * (nothing ready yet) the first live one, where the message waits. */
 mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
 {
     mca_btl_rwv_conn_t *ready[MCA_BTL_RWV_MAX_RAILS];
@@ -324,6 +327,10 @@ mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
 
     if (endpoint->failed) {
         return NULL;
+    }
+    if (endpoint->unconfirmed_puts > 0 && NULL != endpoint->put_conn &&
+        MCA_BTL_RWV_CONN_FAILED != endpoint->put_conn->state) {
+        return endpoint->put_conn; /* behind our small puts (btl_rwv_rdma.c) */
     }
     if (MCA_BTL_RWV_EAGER_RAIL_ROUND_ROBIN == mca_btl_rwv_component.eager_rail && endpoint->num_rails > 1 &&
         (n = mca_btl_rwv_endpoint_ready_conns (endpoint, ready)) > 0) {

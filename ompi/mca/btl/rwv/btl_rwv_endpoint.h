@@ -114,6 +114,8 @@ typedef struct mca_btl_rwv_conn_t {
     uint64_t small_puts;
 } mca_btl_rwv_conn_t;
 
+struct mca_btl_rwv_conn_t;
+
 struct mca_btl_base_endpoint_t {
     opal_list_item_t super;
     opal_proc_t *proc;
@@ -127,6 +129,10 @@ struct mca_btl_base_endpoint_t {
     int num_rails;
     unsigned next_rail;        /* round-robin position */
     uint32_t next_stripe_id;   /* names our split eager messages */
+    /* the rail of our small puts, and how many may not have landed yet:
+     * eager messages follow them there meanwhile (btl_rwv_rdma.c) */
+    mca_btl_rwv_conn_t *put_conn;
+    int unconfirmed_puts;
     opal_list_t reassembly;    /* the peer's split eager messages, partly arrived */
     bool failed;               /* reported to the PML; everything to it fails now */
 };

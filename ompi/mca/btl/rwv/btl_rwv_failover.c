@@ -62,9 +62,10 @@ void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn)
         if (frag->seq > conn->peer_consumed) {
             return;
         }
+        /* consumed, so what went before it on this stream has landed */
+        mca_btl_rwv_conn_confirm_puts (conn, frag->puts_before + 1);
         opal_list_remove_first (&conn->unacked);
-        frag->retained = false;
-        mca_btl_rwv_frag_release (frag);
+        mca_btl_rwv_frag_drop (frag, &frag->retained);
     }
 }
 
@@ -101,9 +102,10 @@ bool mca_btl_rwv_frag_failover (mca_btl_rwv_frag_t *frag, int status)
         /* still in flight for this call, so that the rail's own replay skips it */
         mca_btl_rwv_conn_failed (conn, "a write on this rail failed");
     }
-    frag->in_flight = false;
-    /* only a kept frag can be replayed, and only to a peer still reachable */
+    /* only a kept frag can be replayed, and only to a peer still reachable;
+     * otherwise the frag stays in flight until its completion is handled */
     if (frag->retained && !conn->endpoint->failed && frag->seq > conn->peer_consumed) {
+        frag->in_flight = false;
         mca_btl_rwv_replay (frag);
         replayed = true;
     }

@@ -24,8 +24,8 @@ static void mca_btl_rwv_frag_write_complete (mca_btl_rwv_op_t *op, int status)
     if (mca_btl_rwv_frag_failover (frag, status)) {
         return; /* replayed on another rail */
     }
-    frag->in_flight = false;
-    mca_btl_rwv_frag_complete (frag, status);
+    mca_btl_rwv_frag_notify (frag, status);
+    mca_btl_rwv_frag_drop (frag, &frag->in_flight);
 }
 
 int mca_btl_rwv_frag_init (opal_free_list_item_t *item, void *ctx)
@@ -64,11 +64,51 @@ void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag)
     opal_free_list_return (&mca_btl_rwv_component.module->eager_frags, &frag->base.super);
 }
 
+static bool mca_btl_rwv_frag_unheld (const mca_btl_rwv_frag_t *frag)
+{
+    return !frag->in_flight && !frag->retained &&
+        ((frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) || frag->pml_freed);
+}
+
+/* The transport, the replay window and the PML each let go of a frag in
+ * their own thread: each clears its flag and looks under the lock, so
+ * exactly one of them sees the frag free and returns it. */
+void mca_btl_rwv_frag_drop (mca_btl_rwv_frag_t *frag, bool *hold)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    bool last;
+
+    MCA_BTL_RWV_LOCK(module);
+    *hold = false;
+    last = mca_btl_rwv_frag_unheld (frag);
+    MCA_BTL_RWV_UNLOCK(module);
+    if (last) {
+        mca_btl_rwv_frag_return (frag);
+    }
+}
+
+void mca_btl_rwv_frag_pml_free (mca_btl_rwv_frag_t *frag)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    bool last;
+
+    MCA_BTL_RWV_LOCK(module);
+    frag->pml_freed = true;
+    last = mca_btl_rwv_frag_unheld (frag);
+    MCA_BTL_RWV_UNLOCK(module);
+    if (last) {
+        mca_btl_rwv_frag_return (frag);
+    }
+}
+
 void mca_btl_rwv_frag_release (mca_btl_rwv_frag_t *frag)
 {
-    bool ours = (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) || frag->pml_freed;
+    bool unheld;
 
-    if (!frag->in_flight && !frag->retained && ours) {
+    MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+    unheld = mca_btl_rwv_frag_unheld (frag);
+    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
+    if (unheld) {
         mca_btl_rwv_frag_return (frag);
     }
 }
@@ -83,21 +123,27 @@ static void mca_btl_rwv_frag_piece_done (mca_btl_rwv_frag_t *whole, int status)
     }
 }
 
+/* Tell the PML (once); true if the frag is the PML's own to free. */
+bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status)
+{
+    /* a PML-owned descriptor may be freed inside the callback: read the flags first */
+    bool pml_owned = !(frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
+
+    if (frag->pml_done) {
+        return false;
+    }
+    frag->pml_done = true;
+    if (NULL != frag->parent) {
+        mca_btl_rwv_frag_piece_done (frag->parent, status);
+    } else if ((frag->base.des_flags & MCA_BTL_DES_SEND_ALWAYS_CALLBACK) && NULL != frag->base.des_cbfunc) {
+        frag->base.des_cbfunc (&mca_btl_rwv_component.module->super, frag->endpoint, &frag->base, status);
+    }
+    return pml_owned;
+}
+
 void mca_btl_rwv_frag_complete (mca_btl_rwv_frag_t *frag, int status)
 {
-    if (!frag->pml_done) {
-        /* a PML-owned descriptor may be freed inside the callback: read the flags first */
-        bool pml_owned = !(frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
-
-        frag->pml_done = true;
-        if (NULL != frag->parent) {
-            mca_btl_rwv_frag_piece_done (frag->parent, status);
-        } else if ((frag->base.des_flags & MCA_BTL_DES_SEND_ALWAYS_CALLBACK) && NULL != frag->base.des_cbfunc) {
-            frag->base.des_cbfunc (&mca_btl_rwv_component.module->super, frag->endpoint, &frag->base, status);
-        }
-        if (pml_owned) {
-            return; /* the PML frees it through btl_free */
-        }
+    if (!mca_btl_rwv_frag_notify (frag, status)) {
+        mca_btl_rwv_frag_release (frag);
     }
-    mca_btl_rwv_frag_release (frag);
 }

@@ -60,6 +60,7 @@ typedef struct mca_btl_rwv_frag_t {
     /* where it was written: failover replays what the peer may not have consumed */
     struct mca_btl_rwv_conn_t *conn;
     uint64_t seq;
+    uint64_t puts_before;                 /* small puts on conn written before it */
     bool in_flight;                       /* the transport still holds it */
     bool retained;                        /* on conn->unacked */
     bool pml_done;                        /* the PML was told the outcome */
@@ -117,8 +118,14 @@ void mca_btl_rwv_frag_complete (mca_btl_rwv_frag_t *frag, int status);
 /* btl_rwv_failover.c: a ring write failed or its rail did: true if the
  * frag was handed to another rail */
 bool mca_btl_rwv_frag_failover (mca_btl_rwv_frag_t *frag, int status);
+/* Tell the PML the outcome (once); true if the frag is the PML's to free. */
+bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status);
 /* Recycle if the transport, the replay window and the PML are all done with it. */
 void mca_btl_rwv_frag_release (mca_btl_rwv_frag_t *frag);
+/* One of them lets go (*hold is its flag in the frag): recycle if it was the last. */
+void mca_btl_rwv_frag_drop (mca_btl_rwv_frag_t *frag, bool *hold);
+/* The PML gives a descriptor back (btl_free). */
+void mca_btl_rwv_frag_pml_free (mca_btl_rwv_frag_t *frag);
 
 END_C_DECLS
 

@@ -67,10 +67,7 @@ mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *
 /* The PML gives a descriptor back; a copy kept for replay stays until the peer has it. */
 static int mca_btl_rwv_free (mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des)
 {
-    mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) des;
-
-    frag->pml_freed = true;
-    mca_btl_rwv_frag_release (frag);
+    mca_btl_rwv_frag_pml_free ((mca_btl_rwv_frag_t *) des);
     return OPAL_SUCCESS;
 }
 

@@ -50,22 +50,37 @@ static bool mca_btl_rwv_put_inject (mca_btl_rwv_conn_t *conn, void *local_addres
 }
 
 /* A small put to a multi-rail peer is copied into a registered buffer and
- * injected on the first ready rail.  Every MCA_BTL_RWV_CONFIRM_EVERY-th
- * is written from its copy instead, delivery-complete: its completion
- * confirms the ones injected before it on the same stream, whose copies
- * are then dropped.  Should the rail fail first, the unconfirmed ones are
- * written again elsewhere (btl_rwv_failover.c). */
+ * injected, and its caller is told at once.  Two things keep that safe:
+ *  - ordering: until the put is known to have landed, every eager message
+ *    to the peer (ob1's FIN after the 1-byte tail of a large message, say)
+ *    takes the same rail, behind it in the stream
+ *    (mca_btl_rwv_endpoint_conn);
+ *  - failover: the copy stays until then, and is written again elsewhere
+ *    should the rail fail (btl_rwv_failover.c), the eager messages behind
+ *    it following it to that rail.
+ * It is known to have landed when the peer has consumed an eager message
+ * written after it (mca_btl_rwv_conn_release_acked), or when a later small
+ * put completes delivered: every MCA_BTL_RWV_CONFIRM_EVERY-th is written
+ * from its copy delivery-complete, for peers that get no eager messages
+ * (coll/rdmabar's flags). */
 #define MCA_BTL_RWV_CONFIRM_EVERY 16
 
 static int mca_btl_rwv_put_small (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma_op_t *request,
                                   mca_btl_rwv_conn_t *conn, void *local_address)
 {
-    mca_btl_rwv_frag_t *copy = mca_btl_rwv_frag_alloc (module, request->endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
-    mca_btl_rwv_rail_t *rail = conn->rail;
+    mca_btl_rwv_endpoint_t *endpoint = request->endpoint;
+    mca_btl_rwv_frag_t *copy = mca_btl_rwv_frag_alloc (module, endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
+    mca_btl_rwv_rail_t *rail;
 
     if (NULL == copy) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
+    if (NULL != endpoint->put_conn && mca_btl_rwv_conn_ready (endpoint->put_conn)) {
+        conn = endpoint->put_conn; /* one stream for them all: one order */
+    }
+    rail = conn->rail;
+    endpoint->put_conn = conn;
+    endpoint->unconfirmed_puts++;
     memcpy (copy->buf, local_address, request->size);
     request->copy = copy;
     request->local_address = copy->buf;
@@ -96,15 +111,25 @@ void mca_btl_rwv_conn_confirm_puts (mca_btl_rwv_conn_t *conn, uint64_t mark)
     }
 }
 
+/* `conn' failed: its unconfirmed small puts go to a ready rail, which
+ * the eager messages to the peer then follow (see above).  Should no rail
+ * be ready yet, they wait on the retry list. */
 void mca_btl_rwv_conn_repost_puts (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+    mca_btl_rwv_conn_t *ready[MCA_BTL_RWV_MAX_RAILS], *to = conn;
     mca_btl_rwv_rdma_op_t *request;
 
+    if (endpoint->put_conn == conn) {
+        endpoint->put_conn = NULL;
+        if (mca_btl_rwv_endpoint_ready_conns (endpoint, ready) > 0) {
+            endpoint->put_conn = to = ready[0];
+        }
+    }
     while (NULL != (request = (mca_btl_rwv_rdma_op_t *) opal_list_remove_first (&conn->kept_puts))) {
         request->kept_conn = NULL;
-        /* on this failed conn the piece waits for a ready rail on the retry list */
-        if (OPAL_SUCCESS != mca_btl_rwv_stripe_start (module, request, request->size, &conn, 1)) {
+        if (OPAL_SUCCESS != mca_btl_rwv_stripe_start (module, request, request->size, &to, 1)) {
             mca_btl_rwv_request_release (request);
         }
     }

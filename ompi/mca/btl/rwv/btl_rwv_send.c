@@ -104,6 +104,7 @@ static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t 
 
     frag->conn = conn;
     frag->seq = conn->send_seq + 1;
+    frag->puts_before = conn->small_puts;
     frag->in_flight = true;
     rc = rail->ops->write (conn, frag->buf, total, frag->reg->desc[rail->index], mca_btl_rwv_slot_raddr (conn, total),
                            conn->peer_ring_rkey, conn->peer_notify_imm, mca_btl_rwv_imm (conn), false, &frag->op);
@@ -265,6 +266,7 @@ static int mca_btl_rwv_inject_kept (mca_btl_rwv_module_t *module, mca_btl_rwv_co
     }
     frag->conn = conn;
     frag->seq = conn->send_seq;
+    frag->puts_before = conn->small_puts;
     frag->pml_done = true;
     frag->retained = true;
     opal_list_append (&conn->unacked, &frag->base.super.super);

@@ -210,6 +210,9 @@ void mca_btl_rwv_request_release (mca_btl_rwv_rdma_op_t *request)
 {
     if (NULL != request->copy) {
         mca_btl_rwv_frag_return (request->copy);
+        MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+        request->endpoint->unconfirmed_puts--;
+        MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
     }
     opal_free_list_return (&mca_btl_rwv_component.module->rdma_ops, &request->super);
 }
@@ -253,7 +256,9 @@ static void mca_btl_rwv_piece_complete (mca_btl_rwv_op_t *op, int status)
     mca_btl_rwv_conn_t *conn = piece->conn;
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
 
+    MCA_BTL_RWV_LOCK(module); /* put() in another thread counts into the same conn */
     mca_btl_rwv_conn_delivered (conn, piece->len, OPAL_SUCCESS == status ? piece->len : 0);
+    MCA_BTL_RWV_UNLOCK(module);
     if (OPAL_SUCCESS == status) {
         mca_btl_rwv_piece_done (piece, status);
         return;
