@@ -86,6 +86,7 @@ typedef struct mca_btl_rwv_module_t {
     volatile int32_t progressing;
     unsigned progress_calls;
     double next_link_check;          /* CLOCK_MONOTONIC seconds */
+    int reports_pending;             /* failed rails not reported yet (btl_rwv_failover.c) */
 } mca_btl_rwv_module_t;
 
 typedef struct mca_btl_rwv_component_t {

@@ -196,6 +196,18 @@ static void rwv_derive_eager_limits (void)
     }
 }
 
+/* A parameter naming one of `names': its index, else the message. */
+static bool rwv_choose (const char *param, const char *value, const char **names, const char *why, int *choice)
+{
+    for (int i = 0 ; names[i] ; ++i) {
+        if (0 == strcmp (value, names[i])) {
+            *choice = i;
+            return true;
+        }
+    }
+    return rwv_invalid (param, value, why);
+}
+
 /* Check every parameter; say what is wrong with the first bad one. */
 static bool rwv_params_valid (void)
 {
@@ -203,14 +215,14 @@ static bool rwv_params_valid (void)
     mca_btl_base_module_t *template = &mca_btl_rwv_module_template.super;
     char value[64];
 
-    if (0 == strcmp (rwv_eager_mode_string, "auto")) {
-        c->eager_mode = MCA_BTL_RWV_EAGER_AUTO;
-    } else if (0 == strcmp (rwv_eager_mode_string, "poll")) {
-        c->eager_mode = MCA_BTL_RWV_EAGER_POLL;
-    } else if (0 == strcmp (rwv_eager_mode_string, "cq")) {
-        c->eager_mode = MCA_BTL_RWV_EAGER_CQ;
-    } else {
-        return rwv_invalid ("btl_rwv_eager_mode", rwv_eager_mode_string, "use auto, poll or cq");
+    static const char *eager_modes[] = {"auto", "poll", "cq", NULL};   /* mca_btl_rwv_eager_mode_t */
+    static const char *eager_rails[] = {"first", "round_robin", NULL}; /* mca_btl_rwv_eager_rail_t */
+
+    if (!rwv_choose ("btl_rwv_eager_mode", rwv_eager_mode_string, eager_modes, "use auto, poll or cq",
+                     &c->eager_mode) ||
+        !rwv_choose ("btl_rwv_eager_rail", rwv_eager_rail_string, eager_rails, "use first or round_robin",
+                     &c->eager_rail)) {
+        return false;
     }
     snprintf (value, sizeof (value), "%d", c->eager_slots);
     if (c->eager_slots < 2 || c->eager_slots > 65536) {
@@ -228,13 +240,6 @@ static bool rwv_params_valid (void)
         snprintf (why, sizeof (why), "an eager message must fit in one ring slot: at most "
                   "btl_rwv_eager_slot_size - 32 = %zu bytes", mca_btl_rwv_max_payload ());
         return rwv_invalid ("btl_rwv_eager_limit", value, why);
-    }
-    if (0 == strcmp (rwv_eager_rail_string, "first")) {
-        c->eager_rail = MCA_BTL_RWV_EAGER_RAIL_FIRST;
-    } else if (0 == strcmp (rwv_eager_rail_string, "round_robin")) {
-        c->eager_rail = MCA_BTL_RWV_EAGER_RAIL_ROUND_ROBIN;
-    } else {
-        return rwv_invalid ("btl_rwv_eager_rail", rwv_eager_rail_string, "use first or round_robin");
     }
     snprintf (value, sizeof (value), "%d", c->stripe_min_size);
     if (c->stripe_min_size < 4096) {
@@ -464,9 +469,11 @@ int mca_btl_rwv_progress (void)
     }
     if (0 == (module->progress_calls++ & 1023)) {
         MCA_BTL_RWV_LOCK(module);
-        mca_btl_rwv_conn_check_timeouts (module);
-        mca_btl_rwv_check_links (module);
-        mca_btl_rwv_report_lost_rails (module, false);
+        double now = mca_btl_rwv_now ();
+
+        mca_btl_rwv_conn_check_timeouts (module, now);
+        mca_btl_rwv_check_links (module, now);
+        mca_btl_rwv_report_lost_rails (module, now);
         MCA_BTL_RWV_UNLOCK(module);
     }
     opal_atomic_wmb ();

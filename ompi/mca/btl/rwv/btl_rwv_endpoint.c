@@ -287,20 +287,18 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_rail_conn (mca_btl_rwv_endpoint_
     return MCA_BTL_RWV_CONN_FAILED == conn->state ? NULL : conn;
 }
 
-bool mca_btl_rwv_endpoint_has_live_rail (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_conn_t *except)
+int mca_btl_rwv_endpoint_live_rails (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_conn_t *except)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    int live = 0;
 
     for (int i = 0 ; i < endpoint->num_rails ; ++i) {
         int r = endpoint->rails[i];
         const mca_btl_rwv_conn_t *conn = endpoint->conns[r];
 
-        if (!module->rails[r]->down && conn != except &&
-            (NULL == conn || MCA_BTL_RWV_CONN_FAILED != conn->state)) {
-            return true;
-        }
+        live += !module->rails[r]->down && conn != except && (NULL == conn || MCA_BTL_RWV_CONN_FAILED != conn->state);
     }
-    return false;
+    return live;
 }
 
 int mca_btl_rwv_endpoint_ready_conns (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_conn_t **conns)
@@ -505,10 +503,8 @@ void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, uint32_t imm)
     }
 }
 
-void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module)
-{
-    double now = mca_btl_rwv_now ();
-    int size = opal_pointer_array_get_size (&module->conns);
+void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module, double now)
+{    int size = opal_pointer_array_get_size (&module->conns);
 
     for (int i = 0 ; i < size ; ++i) {
         mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);

@@ -149,7 +149,12 @@ mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
  * yet started; returns how many. */
 int mca_btl_rwv_endpoint_ready_conns (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_conn_t **conns);
 /* Could another rail still carry traffic to this peer? */
-bool mca_btl_rwv_endpoint_has_live_rail (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_conn_t *except);
+int mca_btl_rwv_endpoint_live_rails (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_conn_t *except);
+static inline bool mca_btl_rwv_endpoint_has_live_rail (const mca_btl_rwv_endpoint_t *endpoint,
+                                                       const mca_btl_rwv_conn_t *except)
+{
+    return mca_btl_rwv_endpoint_live_rails (endpoint, except) > 0;
+}
 static inline bool mca_btl_rwv_endpoint_multirail (const mca_btl_rwv_endpoint_t *endpoint)
 {
     return endpoint->num_rails > 1;
@@ -157,13 +162,13 @@ static inline bool mca_btl_rwv_endpoint_multirail (const mca_btl_rwv_endpoint_t 
 void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
 /* the peer's host name, for messages */
 const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint);
-void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module);
+void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module, double now);
 
 /* btl_rwv_failover.c */
 void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why);
-void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module);
-/* the failed rails due for a report, or all of them (at finalize) */
-void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, bool now_all);
+void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now);
+/* the failed rails due for a report at `now' (HUGE_VAL at finalize: all of them) */
+void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now);
 void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn);
 bool mca_btl_rwv_replay_is_duplicate (mca_btl_rwv_conn_t *conn, uint8_t rail, uint64_t seq);
 

@@ -29,7 +29,6 @@
 #include "opal_config.h"
 
 #include <arpa/inet.h>
-#include <math.h>
 #include <stdlib.h>
 
 #include "opal/util/show_help.h"
@@ -40,19 +39,6 @@
 
 #define MCA_BTL_RWV_LINK_CHECK_INTERVAL 0.1 /* seconds */
 #define MCA_BTL_RWV_REPORT_DELAY 0.5        /* seconds: see failed_why in btl_rwv_endpoint.h */
-
-static int mca_btl_rwv_live_rails (const mca_btl_rwv_endpoint_t *endpoint)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    int live = 0;
-
-    for (int i = 0 ; i < endpoint->num_rails ; ++i) {
-        const mca_btl_rwv_conn_t *conn = endpoint->conns[endpoint->rails[i]];
-
-        live += !module->rails[endpoint->rails[i]]->down && (NULL == conn || MCA_BTL_RWV_CONN_FAILED != conn->state);
-    }
-    return live;
-}
 
 void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn)
 {
@@ -123,6 +109,7 @@ void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why)
 
     snprintf (conn->failed_why, sizeof (conn->failed_why), "%s", why);
     conn->warn_at = mca_btl_rwv_now () + MCA_BTL_RWV_REPORT_DELAY;
+    mca_btl_rwv_component.module->reports_pending++;
 
     /* what never left: off this connection first, so none comes back to it */
     OBJ_CONSTRUCT(&queued, opal_list_t);
@@ -202,12 +189,11 @@ static void mca_btl_rwv_rail_went_down (mca_btl_rwv_module_t *module, mca_btl_rw
     }
 }
 
-void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, bool now_all)
+void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now)
 {
     int size = opal_pointer_array_get_size (&module->conns);
-    double now = now_all ? HUGE_VAL : mca_btl_rwv_now ();
 
-    for (int i = 0 ; i < size ; ++i) {
+    for (int i = 0 ; i < size && module->reports_pending > 0 ; ++i) {
         mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
         mca_btl_rwv_endpoint_t *endpoint;
 
@@ -215,21 +201,20 @@ void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, bool now_all)
             continue;
         }
         conn->warn_at = 0;
+        module->reports_pending--;
         endpoint = conn->endpoint;
         if (!endpoint->failed) {
             opal_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, opal_proc_local_get ()->proc_hostname,
                             mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
-                            conn->rail->name, conn->failed_why, mca_btl_rwv_live_rails (endpoint));
+                            conn->rail->name, conn->failed_why, mca_btl_rwv_endpoint_live_rails (endpoint, NULL));
         }
     }
 }
 
 /* A rail whose link comes back serves peers met from then on; the peers
  * that lost it keep to their other rails. */
-void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module)
+void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now)
 {
-    double now = mca_btl_rwv_now ();
-
     if (now < module->next_link_check) {
         return;
     }

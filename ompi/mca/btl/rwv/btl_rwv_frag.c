@@ -71,15 +71,15 @@ static bool mca_btl_rwv_frag_unheld (const mca_btl_rwv_frag_t *frag)
 }
 
 /* The transport, the replay window and the PML each let go of a frag in
- * their own thread: each clears its flag and looks under the lock, so
+ * their own thread: each sets its flag and looks under the lock, so
  * exactly one of them sees the frag free and returns it. */
-void mca_btl_rwv_frag_drop (mca_btl_rwv_frag_t *frag, bool *hold)
+static void mca_btl_rwv_frag_let_go (mca_btl_rwv_frag_t *frag, bool *flag, bool value)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     bool last;
 
     MCA_BTL_RWV_LOCK(module);
-    *hold = false;
+    *flag = value;
     last = mca_btl_rwv_frag_unheld (frag);
     MCA_BTL_RWV_UNLOCK(module);
     if (last) {
@@ -87,18 +87,14 @@ void mca_btl_rwv_frag_drop (mca_btl_rwv_frag_t *frag, bool *hold)
     }
 }
 
+void mca_btl_rwv_frag_drop (mca_btl_rwv_frag_t *frag, bool *hold)
+{
+    mca_btl_rwv_frag_let_go (frag, hold, false);
+}
+
 void mca_btl_rwv_frag_pml_free (mca_btl_rwv_frag_t *frag)
 {
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    bool last;
-
-    MCA_BTL_RWV_LOCK(module);
-    frag->pml_freed = true;
-    last = mca_btl_rwv_frag_unheld (frag);
-    MCA_BTL_RWV_UNLOCK(module);
-    if (last) {
-        mca_btl_rwv_frag_return (frag);
-    }
+    mca_btl_rwv_frag_let_go (frag, &frag->pml_freed, true);
 }
 
 void mca_btl_rwv_frag_release (mca_btl_rwv_frag_t *frag)

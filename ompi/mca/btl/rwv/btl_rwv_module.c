@@ -4,6 +4,8 @@
  */
 #include "opal_config.h"
 
+#include <math.h>
+
 #include "opal/datatype/opal_convertor.h"
 #include "opal/mca/rcache/base/base.h"
 #include "opal/util/output.h"
@@ -214,7 +216,7 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
     mca_btl_rwv_endpoint_t *endpoint;
 
-    mca_btl_rwv_report_lost_rails (module, true);
+    mca_btl_rwv_report_lost_rails (module, HUGE_VAL);
     while (NULL != (endpoint = (mca_btl_rwv_endpoint_t *) opal_list_remove_first (&module->endpoint_list))) {
         mca_btl_rwv_endpoint_release (endpoint);
     }

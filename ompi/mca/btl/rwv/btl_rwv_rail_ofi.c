@@ -436,6 +436,7 @@ static bool ofi_if_entry_matches (const char *entry, const char *ifname, const s
     const char *slash = strchr (entry, '/');
     char net[64];
     struct in_addr in;
+    uint32_t mask;
     size_t n;
 
     if (NULL == slash) {
@@ -444,8 +445,8 @@ static bool ofi_if_entry_matches (const char *entry, const char *ifname, const s
     n = (size_t) (slash - entry) < sizeof (net) - 1 ? (size_t) (slash - entry) : sizeof (net) - 1;
     memcpy (net, entry, n);
     net[n] = '\0';
-    return 1 == inet_pton (AF_INET, net, &in) &&
-        (in.s_addr & mca_btl_rwv_netmask (atoi (slash + 1))) == (addr->sin_addr.s_addr & mca_btl_rwv_netmask (atoi (slash + 1)));
+    mask = mca_btl_rwv_netmask (atoi (slash + 1));
+    return 1 == inet_pton (AF_INET, net, &in) && (in.s_addr & mask) == (addr->sin_addr.s_addr & mask);
 }
 
 static bool ofi_if_listed (char **list, const char *ifname, const struct sockaddr_in *addr)
