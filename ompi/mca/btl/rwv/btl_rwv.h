@@ -71,7 +71,9 @@ typedef struct mca_btl_rwv_module_t {
     mca_rcache_base_module_t *rcache;
     opal_free_list_t eager_frags;    /* send buffers, registered on every rail */
     opal_free_list_t rdma_ops;       /* put/get requests */
-    opal_free_list_t pieces;         /* the part of a put/get on one rail */
+    opal_free_list_t pieces;         /* the part of a put/get on one rail; flush markers */
+    opal_free_list_t atomics;        /* atomics waiting for their reply */
+    struct mca_btl_rwv_frag_t *marker; /* registered source of the flush markers */
     opal_list_t retry;               /* pieces waiting for room on a rail */
     opal_hash_table_t endpoints;     /* opal_process_name_t -> endpoint */
     opal_list_t endpoint_list;       /* every endpoint, for finalize */
@@ -107,6 +109,7 @@ typedef struct mca_btl_rwv_component_t {
     int stripe_min_size;             /* smallest piece of a striped put or get */
     int stripe_eager_threshold;      /* eager messages this big are split across rails */
     int eager_rail;                  /* mca_btl_rwv_eager_rail_t */
+    bool one_sided;                  /* put rwv first in osc_rdma_btls */
 
     mca_btl_rwv_module_t *module;    /* the one module, once initialised */
 } mca_btl_rwv_component_t;
@@ -144,8 +147,30 @@ int mca_btl_rwv_get (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t 
                      mca_btl_base_registration_handle_t *remote_handle, size_t size, int flags,
                      int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata);
 
+/* btl_rwv_atomic.c */
+int mca_btl_rwv_atomic_op (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                           uint64_t remote_address, mca_btl_base_registration_handle_t *remote_handle,
+                           mca_btl_base_atomic_op_t op, uint64_t operand, int flags, int order,
+                           mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata);
+int mca_btl_rwv_atomic_fop (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                            void *local_address, uint64_t remote_address,
+                            mca_btl_base_registration_handle_t *local_handle,
+                            mca_btl_base_registration_handle_t *remote_handle, mca_btl_base_atomic_op_t op,
+                            uint64_t operand, int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
+                            void *cbcontext, void *cbdata);
+int mca_btl_rwv_atomic_cswap (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                              void *local_address, uint64_t remote_address,
+                              mca_btl_base_registration_handle_t *local_handle,
+                              mca_btl_base_registration_handle_t *remote_handle, uint64_t compare,
+                              uint64_t value, int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
+                              void *cbcontext, void *cbdata);
+
+/* btl_rwv_flush.c */
+int mca_btl_rwv_flush (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint);
+
 /* btl_rwv_component.c */
 int mca_btl_rwv_progress (void);
+void mca_btl_rwv_offer_one_sided (void);
 double mca_btl_rwv_now (void);
 
 END_C_DECLS

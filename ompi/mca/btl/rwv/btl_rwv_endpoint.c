@@ -31,6 +31,8 @@ static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)
     endpoint->put_conn = NULL;
     endpoint->unconfirmed_puts = 0;
     endpoint->failed = false;
+    endpoint->ops_out = 0;
+    OBJ_CONSTRUCT(&endpoint->atomics, opal_list_t);
     memset (endpoint->conns, 0, sizeof (endpoint->conns));
     OBJ_CONSTRUCT(&endpoint->reassembly, opal_list_t);
 }
@@ -43,6 +45,7 @@ static void mca_btl_rwv_endpoint_destruct (mca_btl_rwv_endpoint_t *endpoint)
         mca_btl_rwv_frag_return ((mca_btl_rwv_frag_t *) item);
     }
     OBJ_DESTRUCT(&endpoint->reassembly);
+    OBJ_DESTRUCT(&endpoint->atomics);
 }
 
 OBJ_CLASS_INSTANCE(mca_btl_rwv_endpoint_t, opal_list_item_t, mca_btl_rwv_endpoint_construct,
@@ -195,6 +198,7 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endp
     OBJ_CONSTRUCT(&conn->pending, opal_list_t);
     OBJ_CONSTRUCT(&conn->unacked, opal_list_t);
     OBJ_CONSTRUCT(&conn->kept_puts, opal_list_t);
+    conn->unflushed = false;
     conn->id = (uint32_t) opal_pointer_array_add (&module->conns, conn);
     conn->state = MCA_BTL_RWV_CONN_IDLE;
     endpoint->conns[rail->index] = conn;
@@ -457,6 +461,7 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
         }
     }
     mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
+    mca_btl_rwv_atomics_fail (endpoint);
 }
 
 /* Our attempt was refused.  From a higher rank that is the crossing rule

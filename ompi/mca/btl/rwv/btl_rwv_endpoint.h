@@ -112,6 +112,8 @@ typedef struct mca_btl_rwv_conn_t {
      * stream confirms them (btl_rwv_rdma.c) */
     opal_list_t kept_puts;
     uint64_t small_puts;
+    /* a put completed here before it was delivered: a flush must mark the stream (btl_rwv_flush.c) */
+    bool unflushed;
 } mca_btl_rwv_conn_t;
 
 struct mca_btl_rwv_conn_t;
@@ -135,6 +137,9 @@ struct mca_btl_base_endpoint_t {
     int unconfirmed_puts;
     opal_list_t reassembly;    /* the peer's split eager messages, partly arrived */
     bool failed;               /* reported to the PML; everything to it fails now */
+    /* what a flush waits for: puts, gets, atomics and flush markers not yet complete */
+    int ops_out;
+    opal_list_t atomics;       /* ours, waiting for the peer's reply */
 };
 typedef struct mca_btl_base_endpoint_t mca_btl_base_endpoint_t;
 typedef mca_btl_base_endpoint_t mca_btl_rwv_endpoint_t;
@@ -185,6 +190,10 @@ int mca_btl_rwv_stripe_start (mca_btl_rwv_module_t *module, struct mca_btl_rwv_r
                               mca_btl_rwv_conn_t **conns, int n);
 void mca_btl_rwv_stripe_retry (mca_btl_rwv_module_t *module);
 void mca_btl_rwv_request_release (struct mca_btl_rwv_rdma_op_t *request);
+
+/* btl_rwv_atomic.c */
+void mca_btl_rwv_atomic_receive (mca_btl_rwv_endpoint_t *endpoint, uint8_t tag, const void *payload, size_t len);
+void mca_btl_rwv_atomics_fail (mca_btl_rwv_endpoint_t *endpoint);
 
 /* btl_rwv_rdma.c */
 void mca_btl_rwv_conn_confirm_puts (mca_btl_rwv_conn_t *conn, uint64_t mark);

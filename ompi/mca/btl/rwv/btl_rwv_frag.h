@@ -15,6 +15,15 @@
 
 BEGIN_C_DECLS
 
+/* rwv's own messages, below the PML's tags (MCA_BTL_TAG_BTL's range) */
+#define MCA_BTL_RWV_TAG_ATOMIC (MCA_BTL_TAG_BTL + 0x10)        /* an atomic to perform here */
+#define MCA_BTL_RWV_TAG_ATOMIC_REPLY (MCA_BTL_TAG_BTL + 0x11)  /* its old value, back at the origin */
+
+static inline bool mca_btl_rwv_tag_is_ours (uint8_t tag)
+{
+    return MCA_BTL_RWV_TAG_ATOMIC == tag || MCA_BTL_RWV_TAG_ATOMIC_REPLY == tag;
+}
+
 #define MCA_BTL_RWV_HDR_FLAG_HELLO 0x01   /* connection opener: no payload, no upcall */
 #define MCA_BTL_RWV_HDR_FLAG_REPLAY 0x02  /* first written on a rail that failed */
 #define MCA_BTL_RWV_HDR_FLAG_STRIPE 0x04  /* one piece of a split eager message */
@@ -98,7 +107,20 @@ typedef struct mca_btl_rwv_rdma_op_t {
 } mca_btl_rwv_rdma_op_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_rdma_op_t);
 
-/* The part of a put or get on one rail. */
+/* An atomic at the origin, waiting for the target's reply (btl_rwv_atomic.c). */
+typedef struct mca_btl_rwv_atomic_t {
+    opal_free_list_item_t super;              /* on its endpoint's list meanwhile */
+    struct mca_btl_base_endpoint_t *endpoint;
+    void *local_address;                      /* where the old value goes; NULL: not fetched */
+    mca_btl_base_registration_handle_t *local_handle;
+    int flags;
+    mca_btl_base_rdma_completion_fn_t cbfunc;
+    void *cbcontext;
+    void *cbdata;
+} mca_btl_rwv_atomic_t;
+OBJ_CLASS_DECLARATION(mca_btl_rwv_atomic_t);
+
+/* The part of a put or get on one rail; also a flush marker (btl_rwv_flush.c). */
 typedef struct mca_btl_rwv_piece_t {
     mca_btl_rwv_op_t op;
     mca_btl_rwv_rdma_op_t *request;

@@ -23,6 +23,7 @@ static int mca_btl_rwv_add_procs (mca_btl_base_module_t *btl, size_t nprocs, opa
 {
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
 
+    mca_btl_rwv_offer_one_sided ();
     MCA_BTL_RWV_LOCK(module);
     for (size_t i = 0 ; i < nprocs ; ++i) {
         endpoints[i] = mca_btl_rwv_endpoint_lookup (module, procs[i], true);
@@ -183,6 +184,7 @@ int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
     OBJ_CONSTRUCT(&module->eager_frags, opal_free_list_t);
     OBJ_CONSTRUCT(&module->rdma_ops, opal_free_list_t);
     OBJ_CONSTRUCT(&module->pieces, opal_free_list_t);
+    OBJ_CONSTRUCT(&module->atomics, opal_free_list_t);
     OBJ_CONSTRUCT(&module->retry, opal_list_t);
     OBJ_CONSTRUCT(&module->endpoints, opal_hash_table_t);
     OBJ_CONSTRUCT(&module->endpoint_list, opal_list_t);
@@ -207,8 +209,23 @@ int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
-    return opal_free_list_init (&module->pieces, sizeof (mca_btl_rwv_piece_t), opal_cache_line_size,
-                                OBJ_CLASS(mca_btl_rwv_piece_t), 0, 0, 64, -1, 64, NULL, 0, NULL, NULL, NULL);
+    rc = opal_free_list_init (&module->atomics, sizeof (mca_btl_rwv_atomic_t), opal_cache_line_size,
+                              OBJ_CLASS(mca_btl_rwv_atomic_t), 0, 0, 64, -1, 64, NULL, 0, NULL, NULL, NULL);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    rc = opal_free_list_init (&module->pieces, sizeof (mca_btl_rwv_piece_t), opal_cache_line_size,
+                              OBJ_CLASS(mca_btl_rwv_piece_t), 0, 0, 64, -1, 64, NULL, 0, NULL, NULL, NULL);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    /* one registered word, kept for the module's life, is the source of every flush marker */
+    module->marker = mca_btl_rwv_frag_alloc (module, NULL, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
+    if (NULL == module->marker) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    memset (module->marker->buf, 0, sizeof (uint64_t));
+    return OPAL_SUCCESS;
 }
 
 static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
@@ -220,7 +237,11 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     while (NULL != (endpoint = (mca_btl_rwv_endpoint_t *) opal_list_remove_first (&module->endpoint_list))) {
         mca_btl_rwv_endpoint_release (endpoint);
     }
+    if (NULL != module->marker) {
+        mca_btl_rwv_frag_return (module->marker);
+    }
     OBJ_DESTRUCT(&module->eager_frags);
+    OBJ_DESTRUCT(&module->atomics);
     OBJ_DESTRUCT(&module->retry);
     OBJ_DESTRUCT(&module->rdma_ops);
     OBJ_DESTRUCT(&module->pieces);
@@ -252,6 +273,10 @@ mca_btl_rwv_module_t mca_btl_rwv_module_template = {
         .btl_sendi = mca_btl_rwv_sendi,
         .btl_put = mca_btl_rwv_put,
         .btl_get = mca_btl_rwv_get,
+        .btl_atomic_op = mca_btl_rwv_atomic_op,
+        .btl_atomic_fop = mca_btl_rwv_atomic_fop,
+        .btl_atomic_cswap = mca_btl_rwv_atomic_cswap,
+        .btl_flush = mca_btl_rwv_flush,
         .btl_register_mem = mca_btl_rwv_register_mem,
         .btl_deregister_mem = mca_btl_rwv_deregister_mem,
         .btl_register_error = mca_btl_rwv_register_error,
@@ -259,9 +284,16 @@ mca_btl_rwv_module_t mca_btl_rwv_module_template = {
         .btl_exclusivity = MCA_BTL_EXCLUSIVITY_DEFAULT,
         .btl_latency = 50,
         .btl_bandwidth = 10000,
-        /* get works (btl_rwv_flags send,put,get) but ob1's RPUT is faster than RGET
-         * over libfabric tcp, where an RDMA read costs extra round trips */
-        .btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_PUT,
+        /* osc/rdma needs put, get and fetching atomics (btl_rwv_atomic.c) */
+        .btl_flags = MCA_BTL_FLAGS_SEND | MCA_BTL_FLAGS_RDMA | MCA_BTL_FLAGS_ATOMIC_OPS |
+                     MCA_BTL_FLAGS_ATOMIC_FOPS | MCA_BTL_FLAGS_RDMA_FLUSH,
+        /* integer min and max are left to osc/rdma's get-op-put (see btl_rwv_atomic.c) */
+        .btl_atomic_flags = MCA_BTL_ATOMIC_SUPPORTS_ADD | MCA_BTL_ATOMIC_SUPPORTS_AND | MCA_BTL_ATOMIC_SUPPORTS_OR |
+                            MCA_BTL_ATOMIC_SUPPORTS_XOR | MCA_BTL_ATOMIC_SUPPORTS_LAND |
+                            MCA_BTL_ATOMIC_SUPPORTS_LOR | MCA_BTL_ATOMIC_SUPPORTS_LXOR |
+                            MCA_BTL_ATOMIC_SUPPORTS_SWAP | MCA_BTL_ATOMIC_SUPPORTS_CSWAP |
+                            MCA_BTL_ATOMIC_SUPPORTS_32BIT | MCA_BTL_ATOMIC_SUPPORTS_FLOAT |
+                            MCA_BTL_ATOMIC_SUPPORTS_GLOB,
         .btl_registration_handle_size = sizeof (mca_btl_base_registration_handle_t),
         .btl_rdma_pipeline_send_length = 2 * 1024 * 1024,
         /* 1 MiB pieces stay in cache and overlap: about 1.4x the bandwidth of 4 MiB ones here */

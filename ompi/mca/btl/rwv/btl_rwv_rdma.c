@@ -28,7 +28,8 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 
-/* A put or get to ourselves is a copy. */
+/* A put or get to ourselves, or to memory mapped here (osc/rdma passes no
+ * remote handle for a shared-memory window on one node), is a copy. */
 static int mca_btl_rwv_rdma_self (bool is_put, void *local_address, uint64_t remote_address, size_t size)
 {
     void *remote = (void *) (uintptr_t) remote_address;
@@ -37,16 +38,30 @@ static int mca_btl_rwv_rdma_self (bool is_put, void *local_address, uint64_t rem
     return OPAL_SUCCESS;
 }
 
+/* Done at once: osc/rdma passes no callback when it relies on btl_flush. */
+static void mca_btl_rwv_rdma_told (mca_btl_rwv_module_t *module, mca_btl_base_endpoint_t *endpoint,
+                                   void *local_address, mca_btl_base_registration_handle_t *local_handle,
+                                   mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
+{
+    if (NULL != cbfunc) {
+        cbfunc (&module->super, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+    }
+}
+
 /* One rail to the peer: a small put goes out at once, without a request. */
 static bool mca_btl_rwv_put_inject (mca_btl_rwv_conn_t *conn, void *local_address, uint64_t remote_address,
                                     mca_btl_base_registration_handle_t *remote_handle, size_t size)
 {
     mca_btl_rwv_rail_t *rail = conn->rail;
 
-    return !mca_btl_rwv_endpoint_multirail (conn->endpoint) && size <= rail->inject_size &&
-        OPAL_SUCCESS == rail->ops->inject_write (conn, local_address, size,
+    if (mca_btl_rwv_endpoint_multirail (conn->endpoint) || size > rail->inject_size ||
+        OPAL_SUCCESS != rail->ops->inject_write (conn, local_address, size,
                                                  mca_btl_rwv_rail_raddr (rail, remote_handle->base, remote_address),
-                                                 remote_handle->rkey[conn->peer_rail], false, 0);
+                                                 remote_handle->rkey[conn->peer_rail], false, 0)) {
+        return false;
+    }
+    conn->unflushed = true;
+    return true;
 }
 
 /* A small put to a multi-rail peer is copied into a registered buffer and
@@ -87,6 +102,7 @@ static int mca_btl_rwv_put_small (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma
     request->local_handle = &copy->reg->handle;
     request->kept_conn = conn;
     request->kept_mark = ++conn->small_puts;
+    conn->unflushed = true; /* a flush confirms it */
     if (0 != request->kept_mark % MCA_BTL_RWV_CONFIRM_EVERY &&
         OPAL_SUCCESS == rail->ops->inject_write (conn, copy->buf, request->size,
                                                  mca_btl_rwv_rail_raddr (rail, request->remote_handle.base,
@@ -146,9 +162,9 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     bool told_now;
     int n, rc;
 
-    if (endpoint->self) {
+    if (endpoint->self || NULL == remote_handle) {
         mca_btl_rwv_rdma_self (is_put, local_address, remote_address, size);
-        cbfunc (&module->super, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+        mca_btl_rwv_rdma_told (module, endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
         return OPAL_SUCCESS;
     }
 
@@ -163,7 +179,7 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     }
     if (is_put && mca_btl_rwv_put_inject (conns[0], local_address, remote_address, remote_handle, size)) {
         MCA_BTL_RWV_UNLOCK(module);
-        cbfunc (&module->super, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+        mca_btl_rwv_rdma_told (module, endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
         return OPAL_SUCCESS;
     }
     request = (mca_btl_rwv_rdma_op_t *) opal_free_list_get (&module->rdma_ops);
@@ -171,6 +187,7 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
         MCA_BTL_RWV_UNLOCK(module);
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
+    endpoint->ops_out++; /* until mca_btl_rwv_request_release */
     request->endpoint = endpoint;
     request->is_put = is_put;
     request->local_address = local_address;
@@ -195,7 +212,7 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     }
     MCA_BTL_RWV_UNLOCK(module);
     if (told_now) {
-        cbfunc (&module->super, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+        mca_btl_rwv_rdma_told (module, endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
     }
     return rc;
 }

@@ -361,7 +361,9 @@ static void mca_btl_rwv_conn_consume (mca_btl_rwv_conn_t *conn, const mca_btl_rw
          mca_btl_rwv_replay_is_duplicate (conn, hdr->replay_rail, hdr->replay_seq))) {
         return;
     }
-    if (hdr->flags & MCA_BTL_RWV_HDR_FLAG_STRIPE) {
+    if (mca_btl_rwv_tag_is_ours (hdr->tag)) {
+        mca_btl_rwv_atomic_receive (conn->endpoint, hdr->tag, payload, hdr->len);
+    } else if (hdr->flags & MCA_BTL_RWV_HDR_FLAG_STRIPE) {
         mca_btl_rwv_eager_stripe_receive (conn->endpoint, hdr->tag, payload, hdr->len);
     } else {
         mca_btl_rwv_deliver (hdr->tag, payload, hdr->len);

@@ -195,8 +195,10 @@ static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
     int rc;
 
     if (request->is_put) {
-        rc = rail->ops->write (conn, local, piece->len, desc, raddr, rkey, false, 0,
-                               mca_btl_rwv_endpoint_multirail (conn->endpoint), &piece->op);
+        bool delivered = mca_btl_rwv_endpoint_multirail (conn->endpoint);
+
+        rc = rail->ops->write (conn, local, piece->len, desc, raddr, rkey, false, 0, delivered, &piece->op);
+        conn->unflushed |= !delivered;
     } else {
         rc = rail->ops->read (conn, local, piece->len, desc, raddr, rkey, &piece->op);
     }
@@ -208,13 +210,16 @@ static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
 
 void mca_btl_rwv_request_release (mca_btl_rwv_rdma_op_t *request)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
     if (NULL != request->copy) {
         mca_btl_rwv_frag_return (request->copy);
-        MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
-        request->endpoint->unconfirmed_puts--;
-        MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
     }
-    opal_free_list_return (&mca_btl_rwv_component.module->rdma_ops, &request->super);
+    MCA_BTL_RWV_LOCK(module);
+    request->endpoint->unconfirmed_puts -= NULL != request->copy;
+    request->endpoint->ops_out--;
+    MCA_BTL_RWV_UNLOCK(module);
+    opal_free_list_return (&module->rdma_ops, &request->super);
 }
 
 /* A small put's caller was told at the start; its delivery confirms the
@@ -223,7 +228,7 @@ static void mca_btl_rwv_request_done (mca_btl_rwv_rdma_op_t *request, mca_btl_rw
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
 
-    if (NULL == request->copy) {
+    if (NULL == request->copy && NULL != request->cbfunc) {
         request->cbfunc (&module->super, request->endpoint, request->local_address, request->local_handle,
                          request->cbcontext, request->cbdata, request->status);
     } else if (OPAL_SUCCESS == request->status && conn == request->kept_conn) {

@@ -1,0 +1,335 @@
+/*
+ * Atomics for osc/rdma: btl_atomic_op, btl_atomic_fop and btl_atomic_cswap.
+ *
+ * libfabric's tcp provider has no atomics, so each one is an active
+ * message: the origin writes a request into the target's ring, the target's
+ * progress performs it with a CPU atomic instruction on its own memory and
+ * writes the old value back in a reply.  Because the target uses the CPU's
+ * atomics, an emulated atomic is atomic with respect to every other one on
+ * that address whichever peer or rail it came from, and with respect to
+ * the target's own CPU atomics (MCA_BTL_ATOMIC_SUPPORTS_GLOB, which lets
+ * osc/rdma do atomics on its own memory directly).  Requests ride the eager
+ * path, so a failing rail replays them exactly once (btl_rwv_failover.c),
+ * and a put completed before them is visible before they run.
+ *
+ * The target must enter MPI (any call that progresses) for its atomics to
+ * run: the price of having no network atomics.
+ *
+ * Integer min and max are declined (OPAL_ERR_NOT_SUPPORTED): the BTL
+ * interface does not say whether the operands are signed, and osc/rdma
+ * sends MPI_UNSIGNED's MPI_MIN as the same operation as MPI_INT's.  osc/rdma
+ * then falls back to its lock-protected get-op-put, which knows the type.
+ * Floating-point min and max have no such ambiguity and are done here.
+ */
+#include "opal_config.h"
+
+#include <string.h>
+
+#include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_frag.h"
+
+/* Not an mca_btl_base_atomic_op_t: compare-and-swap travels as one more operation. */
+#define MCA_BTL_RWV_ATOMIC_CSWAP 0x00ff
+
+typedef struct mca_btl_rwv_atomic_request_hdr_t {
+    uint64_t context;         /* the origin's mca_btl_rwv_atomic_t, echoed in the reply */
+    uint64_t address;
+    uint64_t operand;
+    uint64_t compare;         /* compare-and-swap only */
+    uint16_t op;
+    uint16_t flags;           /* MCA_BTL_ATOMIC_FLAG_32BIT, MCA_BTL_ATOMIC_FLAG_FLOAT */
+    uint32_t reserved;
+} mca_btl_rwv_atomic_request_hdr_t;
+
+typedef struct mca_btl_rwv_atomic_reply_hdr_t {
+    uint64_t context;
+    uint64_t result;          /* the value before the operation */
+} mca_btl_rwv_atomic_reply_hdr_t;
+
+OBJ_CLASS_INSTANCE(mca_btl_rwv_atomic_t, opal_free_list_item_t, NULL, NULL);
+
+/* ------------------------------------------------------------ the arithmetic */
+
+static bool mca_btl_rwv_atomic_supported (int op, int flags)
+{
+    if (MCA_BTL_RWV_ATOMIC_CSWAP == op || MCA_BTL_ATOMIC_SWAP == op || MCA_BTL_ATOMIC_ADD == op) {
+        return true;
+    }
+    if (flags & MCA_BTL_ATOMIC_FLAG_FLOAT) {
+        return MCA_BTL_ATOMIC_MIN == op || MCA_BTL_ATOMIC_MAX == op;
+    }
+    switch (op) {
+    case MCA_BTL_ATOMIC_AND: case MCA_BTL_ATOMIC_OR: case MCA_BTL_ATOMIC_XOR:
+    case MCA_BTL_ATOMIC_LAND: case MCA_BTL_ATOMIC_LOR: case MCA_BTL_ATOMIC_LXOR:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static uint64_t mca_btl_rwv_combine_int (int op, uint64_t old, uint64_t operand)
+{
+    switch (op) {
+    case MCA_BTL_ATOMIC_ADD: return old + operand;
+    case MCA_BTL_ATOMIC_AND: return old & operand;
+    case MCA_BTL_ATOMIC_OR: return old | operand;
+    case MCA_BTL_ATOMIC_XOR: return old ^ operand;
+    case MCA_BTL_ATOMIC_LAND: return old && operand;
+    case MCA_BTL_ATOMIC_LOR: return old || operand;
+    case MCA_BTL_ATOMIC_LXOR: return !old != !operand;
+    default: return operand; /* swap */
+    }
+}
+
+static double mca_btl_rwv_combine_float (int op, double old, double operand)
+{
+    switch (op) {
+    case MCA_BTL_ATOMIC_ADD: return old + operand;
+    case MCA_BTL_ATOMIC_MIN: return operand < old ? operand : old;
+    case MCA_BTL_ATOMIC_MAX: return operand > old ? operand : old;
+    default: return operand; /* swap */
+    }
+}
+
+/* The new bits of a 32-bit (low half) or 64-bit element. */
+static uint64_t mca_btl_rwv_combine (int op, int flags, uint64_t old, uint64_t operand)
+{
+    bool is32 = flags & MCA_BTL_ATOMIC_FLAG_32BIT;
+
+    if (!(flags & MCA_BTL_ATOMIC_FLAG_FLOAT)) {
+        return mca_btl_rwv_combine_int (op, old, operand);
+    }
+    if (is32) {
+        float a, b, r;
+        uint32_t a32 = (uint32_t) old, b32 = (uint32_t) operand, r32;
+
+        memcpy (&a, &a32, sizeof (a));
+        memcpy (&b, &b32, sizeof (b));
+        r = (float) mca_btl_rwv_combine_float (op, a, b);
+        memcpy (&r32, &r, sizeof (r32));
+        return r32;
+    } else {
+        double a, b, r;
+        uint64_t r64;
+
+        memcpy (&a, &old, sizeof (a));
+        memcpy (&b, &operand, sizeof (b));
+        r = mca_btl_rwv_combine_float (op, a, b);
+        memcpy (&r64, &r, sizeof (r64));
+        return r64;
+    }
+}
+
+/* One compare-and-swap loop serves every operation and width: correct for
+ * all of them, and contention here is only with the local CPU. */
+static uint64_t mca_btl_rwv_atomic_apply (uint64_t address, int op, int flags, uint64_t operand, uint64_t compare)
+{
+    if (flags & MCA_BTL_ATOMIC_FLAG_32BIT) {
+        uint32_t *p = (uint32_t *) (uintptr_t) address, old = __atomic_load_n (p, __ATOMIC_RELAXED), want;
+
+        if (MCA_BTL_RWV_ATOMIC_CSWAP == op) {
+            old = (uint32_t) compare;
+            (void) __atomic_compare_exchange_n (p, &old, (uint32_t) operand, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            return old;
+        }
+        do {
+            want = (uint32_t) mca_btl_rwv_combine (op, flags, old, (uint32_t) operand);
+        } while (!__atomic_compare_exchange_n (p, &old, want, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+        return old;
+    } else {
+        uint64_t *p = (uint64_t *) (uintptr_t) address, old = __atomic_load_n (p, __ATOMIC_RELAXED), want;
+
+        if (MCA_BTL_RWV_ATOMIC_CSWAP == op) {
+            old = compare;
+            (void) __atomic_compare_exchange_n (p, &old, operand, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            return old;
+        }
+        do {
+            want = mca_btl_rwv_combine (op, flags, old, operand);
+        } while (!__atomic_compare_exchange_n (p, &old, want, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+        return old;
+    }
+}
+
+/* ------------------------------------------------------------ origin */
+
+static void mca_btl_rwv_atomic_store_result (void *local_address, int flags, uint64_t result)
+{
+    if (NULL == local_address) {
+        return;
+    }
+    if (flags & MCA_BTL_ATOMIC_FLAG_32BIT) {
+        *(uint32_t *) local_address = (uint32_t) result;
+    } else {
+        *(uint64_t *) local_address = result;
+    }
+}
+
+static void mca_btl_rwv_atomic_finish (mca_btl_rwv_atomic_t *atomic, uint64_t result, int status)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    mca_btl_rwv_endpoint_t *endpoint = atomic->endpoint;
+    mca_btl_base_rdma_completion_fn_t cbfunc = atomic->cbfunc;
+    void *local_address = atomic->local_address, *cbcontext = atomic->cbcontext, *cbdata = atomic->cbdata;
+    mca_btl_base_registration_handle_t *local_handle = atomic->local_handle;
+
+    if (OPAL_SUCCESS == status) {
+        mca_btl_rwv_atomic_store_result (local_address, atomic->flags, result);
+    }
+    MCA_BTL_RWV_LOCK(module);
+    opal_list_remove_item (&endpoint->atomics, &atomic->super.super);
+    endpoint->ops_out--;
+    MCA_BTL_RWV_UNLOCK(module);
+    opal_free_list_return (&module->atomics, &atomic->super);
+    if (NULL != cbfunc) {
+        cbfunc (&module->super, endpoint, local_address, local_handle, cbcontext, cbdata, status);
+    }
+}
+
+/* The request is small: sendi injects it when the connection has room,
+ * else it waits in a descriptor on the connection's queue. */
+static int mca_btl_rwv_send_control (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint,
+                                     mca_btl_base_tag_t tag, void *data, size_t len)
+{
+    mca_btl_base_descriptor_t *des = NULL;
+    int rc;
+
+    rc = mca_btl_rwv_sendi (&module->super, endpoint, NULL, data, len, 0, MCA_BTL_NO_ORDER,
+                            MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, tag, &des);
+    if (OPAL_SUCCESS == rc) {
+        return rc;
+    }
+    if (NULL == des) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    memcpy (((mca_btl_rwv_frag_t *) des)->buf, data, len);
+    rc = mca_btl_rwv_send (&module->super, endpoint, des, tag);
+    if (OPAL_SUCCESS != rc) {
+        mca_btl_rwv_frag_return ((mca_btl_rwv_frag_t *) des);
+    }
+    return rc;
+}
+
+/* Done here, with the CPU's atomics, when the memory is ours or mapped
+ * here: osc/rdma passes no remote handle for a shared-memory window on
+ * one node, whose addresses are then in our own mapping. */
+static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint,
+                                     void *local_address, mca_btl_base_registration_handle_t *local_handle,
+                                     mca_btl_base_registration_handle_t *remote_handle, uint64_t remote_address, int op, uint64_t operand, uint64_t compare, int flags,
+                                     mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
+{
+    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    size_t width = (flags & MCA_BTL_ATOMIC_FLAG_32BIT) ? 4 : 8;
+    mca_btl_rwv_atomic_request_hdr_t hdr;
+    mca_btl_rwv_atomic_t *atomic;
+    int rc;
+
+    if (!mca_btl_rwv_atomic_supported (op, flags)) {
+        return OPAL_ERR_NOT_SUPPORTED;
+    }
+    if (0 != remote_address % width) {
+        return OPAL_ERR_BAD_PARAM;
+    }
+    if (endpoint->self || NULL == remote_handle) {
+        uint64_t old = mca_btl_rwv_atomic_apply (remote_address, op, flags, operand, compare);
+
+        mca_btl_rwv_atomic_store_result (local_address, flags, old);
+        if (NULL != cbfunc) {
+            cbfunc (btl, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
+        }
+        return OPAL_SUCCESS;
+    }
+    if (endpoint->failed) {
+        return OPAL_ERR_UNREACH;
+    }
+    atomic = (mca_btl_rwv_atomic_t *) opal_free_list_get (&module->atomics);
+    if (NULL == atomic) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    *atomic = (mca_btl_rwv_atomic_t) {
+        .super = atomic->super, .endpoint = endpoint, .local_address = local_address,
+        .local_handle = local_handle, .flags = flags, .cbfunc = cbfunc, .cbcontext = cbcontext, .cbdata = cbdata,
+    };
+    hdr = (mca_btl_rwv_atomic_request_hdr_t) {
+        .context = (uint64_t) (uintptr_t) atomic, .address = remote_address, .operand = operand,
+        .compare = compare, .op = (uint16_t) op, .flags = (uint16_t) flags,
+    };
+    /* listed before it can be answered: the reply may come in another thread */
+    MCA_BTL_RWV_LOCK(module);
+    opal_list_append (&endpoint->atomics, &atomic->super.super);
+    endpoint->ops_out++;
+    MCA_BTL_RWV_UNLOCK(module);
+    rc = mca_btl_rwv_send_control (module, endpoint, MCA_BTL_RWV_TAG_ATOMIC, &hdr, sizeof (hdr));
+    if (OPAL_SUCCESS != rc) {
+        MCA_BTL_RWV_LOCK(module);
+        opal_list_remove_item (&endpoint->atomics, &atomic->super.super);
+        endpoint->ops_out--;
+        MCA_BTL_RWV_UNLOCK(module);
+        opal_free_list_return (&module->atomics, &atomic->super);
+    }
+    return rc;
+}
+
+int mca_btl_rwv_atomic_op (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint, uint64_t remote_address,
+                           mca_btl_base_registration_handle_t *remote_handle, mca_btl_base_atomic_op_t op,
+                           uint64_t operand, int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
+                           void *cbcontext, void *cbdata)
+{
+    return mca_btl_rwv_atomic_start (btl, endpoint, NULL, NULL, remote_handle, remote_address, op, operand, 0, flags, cbfunc,
+                                     cbcontext, cbdata);
+}
+
+int mca_btl_rwv_atomic_fop (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint, void *local_address,
+                            uint64_t remote_address, mca_btl_base_registration_handle_t *local_handle,
+                            mca_btl_base_registration_handle_t *remote_handle, mca_btl_base_atomic_op_t op,
+                            uint64_t operand, int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc,
+                            void *cbcontext, void *cbdata)
+{
+    return mca_btl_rwv_atomic_start (btl, endpoint, local_address, local_handle, remote_handle, remote_address,
+                                     op, operand, 0,
+                                     flags, cbfunc, cbcontext, cbdata);
+}
+
+int mca_btl_rwv_atomic_cswap (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint, void *local_address,
+                              uint64_t remote_address, mca_btl_base_registration_handle_t *local_handle,
+                              mca_btl_base_registration_handle_t *remote_handle, uint64_t compare, uint64_t value,
+                              int flags, int order, mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext,
+                              void *cbdata)
+{
+    return mca_btl_rwv_atomic_start (btl, endpoint, local_address, local_handle, remote_handle, remote_address,
+                                     MCA_BTL_RWV_ATOMIC_CSWAP, value, compare, flags, cbfunc, cbcontext, cbdata);
+}
+
+/* ------------------------------------------------------------ target and reply */
+
+void mca_btl_rwv_atomic_receive (mca_btl_rwv_endpoint_t *endpoint, uint8_t tag, const void *payload, size_t len)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    if (MCA_BTL_RWV_TAG_ATOMIC == tag) {
+        mca_btl_rwv_atomic_request_hdr_t request;
+        mca_btl_rwv_atomic_reply_hdr_t reply;
+
+        memcpy (&request, payload, sizeof (request));
+        reply.context = request.context;
+        reply.result = mca_btl_rwv_atomic_apply (request.address, request.op, request.flags, request.operand,
+                                                 request.compare);
+        /* no room now: the reply waits on the queue, or the peer is gone and nobody waits */
+        (void) mca_btl_rwv_send_control (module, endpoint, MCA_BTL_RWV_TAG_ATOMIC_REPLY, &reply, sizeof (reply));
+    } else {
+        mca_btl_rwv_atomic_reply_hdr_t reply;
+
+        memcpy (&reply, payload, sizeof (reply));
+        mca_btl_rwv_atomic_finish ((mca_btl_rwv_atomic_t *) (uintptr_t) reply.context, reply.result, OPAL_SUCCESS);
+    }
+}
+
+/* The peer is gone: no reply will come. */
+void mca_btl_rwv_atomics_fail (mca_btl_rwv_endpoint_t *endpoint)
+{
+    while (!opal_list_is_empty (&endpoint->atomics)) {
+        mca_btl_rwv_atomic_finish ((mca_btl_rwv_atomic_t *) opal_list_get_first (&endpoint->atomics), 0,
+                                   OPAL_ERR_UNREACH);
+    }
+}

@@ -1,0 +1,130 @@
+/*
+ * btl_flush: return once every put, get and atomic started before the call
+ * has completed at the target, as osc/rdma needs at the end of an epoch.
+ *
+ * Gets and atomics complete only once the target has answered.  Puts to a
+ * multi-rail peer complete once delivered.  Puts to a one-rail peer
+ * complete when the transport is done with the source, which is before the
+ * target has the data: such a put leaves its connection "unflushed", and a
+ * flush writes a marker there that completes only once delivered.  The
+ * connection is one ordered stream, so when the marker has landed every
+ * write before it has too.  The marker also confirms the small puts kept
+ * for failover before it (btl_rwv_rdma.c).
+ */
+#include "opal_config.h"
+
+#include "opal/runtime/opal_progress.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_frag.h"
+
+/* Word 2 of the line after the ring's slots (0: credits, 1: goodbye) takes the markers. */
+static uint64_t mca_btl_rwv_marker_raddr (const mca_btl_rwv_conn_t *conn)
+{
+    return conn->peer_ring_raddr + (uint64_t) conn->peer_slots * conn->peer_slot_size + 2 * sizeof (uint64_t);
+}
+
+static void mca_btl_rwv_marker_complete (mca_btl_rwv_op_t *op, int status)
+{
+    mca_btl_rwv_piece_t *marker = (mca_btl_rwv_piece_t *) op;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    mca_btl_rwv_conn_t *conn = marker->conn;
+
+    MCA_BTL_RWV_LOCK(module);
+    if (OPAL_SUCCESS == status) {
+        /* offset holds the number of small puts written before the marker */
+        mca_btl_rwv_conn_confirm_puts (conn, (uint64_t) marker->offset + 1);
+    } else if (MCA_BTL_RWV_CONN_FAILED != conn->state) {
+        mca_btl_rwv_conn_failed (conn, "a flush marker on this rail failed");
+    }
+    conn->endpoint->ops_out--;
+    MCA_BTL_RWV_UNLOCK(module);
+    opal_free_list_return (&module->pieces, &op->super);
+}
+
+/* A failed rail needs no marker: its puts moved to another rail and are counted there. */
+static void mca_btl_rwv_conn_mark (mca_btl_rwv_module_t *module, mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_piece_t *marker;
+
+    if (!conn->unflushed || !mca_btl_rwv_conn_ready (conn)) {
+        return;
+    }
+    marker = (mca_btl_rwv_piece_t *) opal_free_list_get (&module->pieces);
+    if (NULL == marker) {
+        return; /* tried again on the next pass of the flush loop */
+    }
+    marker->op.complete = mca_btl_rwv_marker_complete;
+    marker->request = NULL;
+    marker->conn = conn;
+    marker->offset = (size_t) conn->small_puts;
+    if (OPAL_SUCCESS != conn->rail->ops->write (conn, module->marker->buf, sizeof (uint64_t),
+                                                module->marker->reg->desc[conn->rail->index],
+                                                mca_btl_rwv_marker_raddr (conn), conn->peer_ring_rkey, false, 0,
+                                                true, &marker->op)) {
+        opal_free_list_return (&module->pieces, &marker->op.super);
+        return;
+    }
+    conn->unflushed = false;
+    conn->endpoint->ops_out++;
+}
+
+static void mca_btl_rwv_endpoint_mark (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint)
+{
+    for (int i = 0 ; i < MCA_BTL_RWV_MAX_RAILS ; ++i) {
+        if (NULL != endpoint->conns[i]) {
+            mca_btl_rwv_conn_mark (module, endpoint->conns[i]);
+        }
+    }
+}
+
+static bool mca_btl_rwv_endpoint_flushed (const mca_btl_rwv_endpoint_t *endpoint)
+{
+    return 0 == endpoint->ops_out || endpoint->failed;
+}
+
+/* Marks and waits; the marks are retried each pass, as a connection may
+ * be out of room or not yet ready. */
+static bool mca_btl_rwv_flush_pass (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint)
+{
+    bool flushed = true;
+
+    MCA_BTL_RWV_LOCK(module);
+    if (NULL != endpoint) {
+        mca_btl_rwv_endpoint_mark (module, endpoint);
+        flushed = mca_btl_rwv_endpoint_flushed (endpoint);
+    } else {
+        OPAL_LIST_FOREACH(endpoint, &module->endpoint_list, mca_btl_rwv_endpoint_t) {
+            mca_btl_rwv_endpoint_mark (module, endpoint);
+            flushed = flushed && mca_btl_rwv_endpoint_flushed (endpoint);
+        }
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+    return flushed;
+}
+
+static bool mca_btl_rwv_flush_failed (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint)
+{
+    bool failed = false;
+
+    if (NULL != endpoint) {
+        return endpoint->failed;
+    }
+    MCA_BTL_RWV_LOCK(module);
+    OPAL_LIST_FOREACH(endpoint, &module->endpoint_list, mca_btl_rwv_endpoint_t) {
+        failed = failed || endpoint->failed;
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+    return failed;
+}
+
+int mca_btl_rwv_flush (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint)
+{
+    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+
+    while (!mca_btl_rwv_flush_pass (module, endpoint)) {
+        opal_progress ();
+    }
+    return mca_btl_rwv_flush_failed (module, endpoint) ? OPAL_ERR_UNREACH : OPAL_SUCCESS;
+}
