@@ -24,6 +24,7 @@ static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)
 {
     endpoint->proc = NULL;
     endpoint->self = false;
+    endpoint->same_node = false;
     endpoint->num_peer_rails = 0;
     endpoint->num_rails = 0;
     endpoint->next_rail = 0;
@@ -94,6 +95,7 @@ static int mca_btl_rwv_choose_rails (mca_btl_rwv_module_t *module, mca_btl_rwv_e
 {
     bool local = OPAL_PROC_ON_LOCAL_NODE(endpoint->proc->proc_flags);
 
+    endpoint->same_node = local;
     endpoint->num_rails = 0;
     for (int pass = local ? 0 : 1 ; pass < 2 && 0 == endpoint->num_rails ; ++pass) {
         for (int r = 0 ; r < module->num_rails ; ++r) {

@@ -122,6 +122,7 @@ struct mca_btl_base_endpoint_t {
     opal_list_item_t super;
     opal_proc_t *proc;
     bool self;
+    bool same_node;
     int num_peer_rails;
     mca_btl_rwv_rail_addr_t peer_rails[MCA_BTL_RWV_MAX_RAILS];
     /* the connection on each local rail, created on first use */
@@ -163,6 +164,11 @@ static inline bool mca_btl_rwv_endpoint_has_live_rail (const mca_btl_rwv_endpoin
 static inline bool mca_btl_rwv_endpoint_multirail (const mca_btl_rwv_endpoint_t *endpoint)
 {
     return endpoint->num_rails > 1;
+}
+/* Must a put to this peer complete only once delivered (btl_rwv_rdma.c)? */
+static inline bool mca_btl_rwv_endpoint_puts_delivered (const mca_btl_rwv_endpoint_t *endpoint)
+{
+    return endpoint->num_rails > 1 || endpoint->same_node;
 }
 void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
 /* the peer's host name, for messages */

@@ -3,24 +3,29 @@
  * across rails is btl_rwv_stripe.c.
  *
  * Remote visibility: a put's completion callback runs when the transport
- * reports the write complete.  To a peer with one rail, on connected
- * endpoints whose provider orders writes before later sends (libfabric
- * tcp: FI_ORDER_SAW, the stream is one TCP connection), the FIN that ob1
- * sends after the callback reaches the target after the data, so the
- * target never reads early.  To a multi-rail peer the FIN may take another
- * rail, so every write there completes only once delivered.  A get
- * completes when the data is in local memory.
+ * reports the write complete.  To a remote peer with one rail, on
+ * connected endpoints whose provider orders writes before later sends
+ * (libfabric tcp: FI_ORDER_SAW, the stream is one TCP connection), that
+ * is before the data has landed, but whatever we send after the callback
+ * (ob1's FIN, the atomic that releases an osc/rdma lock) reaches the
+ * target after the data, so the target never reads early; btl_flush
+ * (btl_rwv_flush.c) makes such puts complete at the target when asked.
+ * Two kinds of peer get puts that complete only once delivered:
+ *  - a multi-rail peer: the FIN may take another rail;
+ *  - a peer on this node: osc/rdma keeps its locks in shared memory there
+ *    and releases one from a put's callback, outside any stream.
+ * A get completes when the data is in local memory.
  *
- * A put to a one-rail peer no larger than the provider's inject size is
- * injected: the source is free again at once, so the callback runs before
- * put returns, and the same stream order keeps any later message behind
- * the data.  That saves the completion event and its CQ read on the origin
- * (an 8-byte flag write, as coll/rdmabar's, is then a single send).  To a
- * multi-rail peer such a put is injected too, and its callback runs at
- * once, but a copy stays until the put is known to have arrived (see
- * mca_btl_rwv_put_small).  Waiting for each delivery instead would double
- * a barrier's time; ob1's own puts (all above the eager limit) never take
- * this path.
+ * A put to a remote one-rail peer no larger than the provider's inject
+ * size is injected: the source is free again at once, so the callback
+ * runs before put returns, and the same stream order keeps any later
+ * message behind the data.  That saves the completion event and its CQ
+ * read on the origin (an 8-byte flag write, as coll/rdmabar's, is then a
+ * single send).  To a multi-rail peer such a put is injected too, and its
+ * callback runs at once, but a copy stays until the put is known to have
+ * arrived (see mca_btl_rwv_put_small).  Waiting for each delivery instead
+ * would double a barrier's time; ob1's own puts (all above the eager
+ * limit) never take this path.
  */
 #include "opal_config.h"
 
@@ -54,7 +59,7 @@ static bool mca_btl_rwv_put_inject (mca_btl_rwv_conn_t *conn, void *local_addres
 {
     mca_btl_rwv_rail_t *rail = conn->rail;
 
-    if (mca_btl_rwv_endpoint_multirail (conn->endpoint) || size > rail->inject_size ||
+    if (mca_btl_rwv_endpoint_puts_delivered (conn->endpoint) || size > rail->inject_size ||
         OPAL_SUCCESS != rail->ops->inject_write (conn, local_address, size,
                                                  mca_btl_rwv_rail_raddr (rail, remote_handle->base, remote_address),
                                                  remote_handle->rkey[conn->peer_rail], false, 0)) {
@@ -200,7 +205,7 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     request->copy = NULL;
     request->size = size;
     request->kept_conn = NULL;
-    if (is_put && size <= conns[0]->rail->inject_size) {
+    if (is_put && size <= conns[0]->rail->inject_size && mca_btl_rwv_endpoint_multirail (endpoint)) {
         rc = mca_btl_rwv_put_small (module, request, conns[0], local_address);
     } else {
         rc = mca_btl_rwv_stripe_start (module, request, size, conns, n);

@@ -195,7 +195,7 @@ static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
     int rc;
 
     if (request->is_put) {
-        bool delivered = mca_btl_rwv_endpoint_multirail (conn->endpoint);
+        bool delivered = mca_btl_rwv_endpoint_puts_delivered (conn->endpoint);
 
         rc = rail->ops->write (conn, local, piece->len, desc, raddr, rkey, false, 0, delivered, &piece->op);
         conn->unflushed |= !delivered;
