@@ -1,14 +1,19 @@
 /*
  * MPI one-sided benchmark on 2 ranks, passive target (lock_all): put and
  * get latency (one operation, then MPI_Win_flush), put and get bandwidth (a
- * window of operations, one flush) and MPI_Fetch_and_op latency.  Rank 0
- * is the origin.  Contents are checked: a broken path cannot post a number.
+ * window of operations, one flush) and MPI_Fetch_and_op latency, in a
+ * lock_all epoch (Open MPI 4.1.4's osc/rdma takes the target's accumulate
+ * lock around each one there: three network atomics) and in an exclusive
+ * lock epoch (one network atomic).  Rank 0 is the origin.  Contents are checked: a broken path cannot post a number.
  * When the MPI library cannot give a window or an operation fails, it
  * prints "# failed: <call>: <MPI error string>" and exits 3, so a runner
  * can put the reason in its table.
  *
- *   bench_osc [-r repeats] SIZE...
- * prints: size_bytes put_us get_us put_MBps get_MBps   then   fop_us X
+ *   bench_osc [-r repeats] [-c] SIZE...
+ *     -c  MPI_Win_create on malloc'd memory (default MPI_Win_allocate, which
+ *         Open MPI serves from shared memory with osc/sm on one node)
+ * prints: size_bytes put_us get_us put_MBps get_MBps
+ *   then   fop_us LOCK_ALL EXCLUSIVE
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -64,9 +69,65 @@ static double rma (int put, unsigned char *local, size_t size, int window, int i
     return (MPI_Wtime () - t0) / iters / window * 1e6;
 }
 
+static MPI_Win window (size_t size, int create, unsigned char **base)
+{
+    MPI_Win win;
+
+    if (create) {
+        *base = malloc (size);
+        CHECK(MPI_Win_create (*base, (MPI_Aint) size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    } else {
+        CHECK(MPI_Win_allocate ((MPI_Aint) size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, base, &win));
+    }
+    MPI_Win_set_errhandler (win, MPI_ERRORS_RETURN);
+    return win;
+}
+
+static void close_window (MPI_Win win, int create, unsigned char *base)
+{
+    MPI_Win_free (&win);
+    if (create) {
+        free (base);
+    }
+}
+
+/* microseconds per MPI_Fetch_and_op + flush on rank 1's counter, in a
+ * lock_all or an exclusive lock epoch */
+static double fetch_and_add (MPI_Win win, int64_t *counter, int exclusive, int *bad)
+{
+    int64_t one = 1, old = -1;
+    int iters = 2000;
+    double t = 0;
+
+    *counter = 0;
+    MPI_Barrier (MPI_COMM_WORLD);
+    if (!exclusive) {
+        CHECK(MPI_Win_lock_all (0, win));
+    } else if (0 == rank) {
+        CHECK(MPI_Win_lock (MPI_LOCK_EXCLUSIVE, 1, 0, win));
+    }
+    if (0 == rank) {
+        double t0 = MPI_Wtime ();
+
+        for (int i = 0 ; i < iters ; ++i) {
+            CHECK(MPI_Fetch_and_op (&one, &old, MPI_INT64_T, 1, 0, MPI_SUM, win));
+            CHECK(MPI_Win_flush (1, win));
+            *bad += old != i;
+        }
+        t = (MPI_Wtime () - t0) / iters * 1e6;
+    }
+    if (!exclusive) {
+        CHECK(MPI_Win_unlock_all (win));
+    } else if (0 == rank) {
+        CHECK(MPI_Win_unlock (1, win));
+    }
+    MPI_Barrier (MPI_COMM_WORLD);
+    return t;
+}
+
 int main (int argc, char **argv)
 {
-    int nprocs, opt, repeats = 5, bad = 0;
+    int nprocs, opt, repeats = 5, bad = 0, create = 0;
     size_t max = 8;
     unsigned char *base, *local;
     MPI_Win win;
@@ -75,8 +136,9 @@ int main (int argc, char **argv)
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &nprocs);
     MPI_Comm_set_errhandler (MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    while (-1 != (opt = getopt (argc, argv, "r:"))) {
+    while (-1 != (opt = getopt (argc, argv, "r:c"))) {
         if ('r' == opt) repeats = atoi (optarg);
+        if ('c' == opt) create = 1;
     }
     if (2 != nprocs || optind >= argc || repeats < 1 || repeats > MAX_REPEATS) {
         if (0 == rank) {
@@ -88,8 +150,7 @@ int main (int argc, char **argv)
         size_t s = strtoull (argv[a], NULL, 0);
         max = s > max ? s : max;
     }
-    CHECK(MPI_Win_allocate ((MPI_Aint) max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
-    MPI_Win_set_errhandler (win, MPI_ERRORS_RETURN);
+    win = window (max, create, &base);
     local = malloc (max);
 
     if (0 == rank) {
@@ -134,31 +195,17 @@ int main (int argc, char **argv)
         }
     }
 
-    /* fetch-and-add on rank 1's first 8 bytes: the last value fetched must
+    /* fetch-and-add on rank 1's first 8 bytes: each value fetched must
      * equal the number of adds before it */
     {
-        int64_t one = 1, old = -1, *counter = (int64_t *) base;
-        int iters = 2000;
-        double fop[MAX_REPEATS];
+        double fop[MAX_REPEATS], fop_exclusive[MAX_REPEATS];
 
         for (int r = 0 ; r < repeats ; ++r) {
-            *counter = 0;
-            MPI_Barrier (MPI_COMM_WORLD);
-            CHECK(MPI_Win_lock_all (0, win));
-            if (0 == rank) {
-                double t0 = MPI_Wtime ();
-                for (int i = 0 ; i < iters ; ++i) {
-                    CHECK(MPI_Fetch_and_op (&one, &old, MPI_INT64_T, 1, 0, MPI_SUM, win));
-                    CHECK(MPI_Win_flush (1, win));
-                    bad += old != i;
-                }
-                fop[r] = (MPI_Wtime () - t0) / iters * 1e6;
-            }
-            CHECK(MPI_Win_unlock_all (win));
-            MPI_Barrier (MPI_COMM_WORLD);
+            fop[r] = fetch_and_add (win, (int64_t *) base, 0, &bad);
+            fop_exclusive[r] = fetch_and_add (win, (int64_t *) base, 1, &bad);
         }
         if (0 == rank) {
-            printf ("fop_us %.2f\n", bench_median (fop, repeats));
+            printf ("fop_us %.2f %.2f\n", bench_median (fop, repeats), bench_median (fop_exclusive, repeats));
         }
     }
     {
@@ -169,7 +216,7 @@ int main (int argc, char **argv)
         }
         bad = total_bad;
     }
-    MPI_Win_free (&win);
+    close_window (win, create, base);
     free (local);
     MPI_Finalize ();
     return bad ? 1 : 0;
