@@ -6,11 +6,10 @@
  * multi-rail peer complete once delivered.  Puts to a one-rail peer
  * complete when the transport is done with the source, which is before the
  * target has the data: such a put leaves its connection "unflushed", and a
- * flush sends a marker there: an 8-byte read where the rail orders reads
- * after writes, else an 8-byte write that completes only once delivered.
- * Either completes only once every write before it on the connection has
- * landed.  The marker also confirms the small puts kept for failover
- * before it (btl_rwv_rdma.c).
+ * flush writes a marker there that completes only once delivered.  The
+ * connection is one ordered stream, so when the marker has landed every
+ * write before it has too.  The marker also confirms the small puts kept
+ * for failover before it (btl_rwv_rdma.c).
  */
 #include "opal_config.h"
 
@@ -44,23 +43,6 @@ static void mca_btl_rwv_marker_complete (mca_btl_rwv_op_t *op, int status)
     opal_free_list_return (&module->pieces, &op->super);
 }
 
-/* A read where the rail orders reads after writes: it answers in one
- * round trip, where a delivered write waits for an acknowledgement too
- * (an 8-byte put and flush: 10.4 against 16.8 us between emulated nodes). */
-static int mca_btl_rwv_marker_post (mca_btl_rwv_module_t *module, mca_btl_rwv_conn_t *conn,
-                                    mca_btl_rwv_piece_t *marker)
-{
-    mca_btl_rwv_rail_t *rail = conn->rail;
-    void *desc = module->marker->reg->desc[rail->index];
-
-    if (rail->reads_after_writes) {
-        return rail->ops->read (conn, module->marker->buf, sizeof (uint64_t), desc, mca_btl_rwv_marker_raddr (conn),
-                                conn->peer_ring_rkey, &marker->op);
-    }
-    return rail->ops->write (conn, module->marker->buf, sizeof (uint64_t), desc, mca_btl_rwv_marker_raddr (conn),
-                             conn->peer_ring_rkey, false, 0, true, &marker->op);
-}
-
 /* A failed rail needs no marker: its puts moved to another rail and are counted there. */
 static void mca_btl_rwv_conn_mark (mca_btl_rwv_module_t *module, mca_btl_rwv_conn_t *conn)
 {
@@ -77,7 +59,10 @@ static void mca_btl_rwv_conn_mark (mca_btl_rwv_module_t *module, mca_btl_rwv_con
     marker->request = NULL;
     marker->conn = conn;
     marker->offset = (size_t) conn->small_puts;
-    if (OPAL_SUCCESS != mca_btl_rwv_marker_post (module, conn, marker)) {
+    if (OPAL_SUCCESS != conn->rail->ops->write (conn, module->marker->buf, sizeof (uint64_t),
+                                                module->marker->reg->desc[conn->rail->index],
+                                                mca_btl_rwv_marker_raddr (conn), conn->peer_ring_rkey, false, 0,
+                                                true, &marker->op)) {
         opal_free_list_return (&module->pieces, &marker->op.super);
         return;
     }
