@@ -4,7 +4,8 @@
  * window of operations, one flush) and MPI_Fetch_and_op latency, in a
  * lock_all epoch (Open MPI 4.1.4's osc/rdma takes the target's accumulate
  * lock around each one there: three network atomics) and in an exclusive
- * lock epoch (one network atomic).  Rank 0 is the origin.  Contents are checked: a broken path cannot post a number.
+ * lock epoch (one network atomic), and MPI_Compare_and_swap latency in an
+ * exclusive lock epoch.  Rank 0 is the origin.  Contents are checked: a broken path cannot post a number.
  * When the MPI library cannot give a window or an operation fails, it
  * prints "# failed: <call>: <MPI error string>" and exits 3, so a runner
  * can put the reason in its table.
@@ -13,7 +14,7 @@
  *     -c  MPI_Win_create on malloc'd memory (default MPI_Win_allocate, which
  *         Open MPI serves from shared memory with osc/sm on one node)
  * prints: size_bytes put_us get_us put_MBps get_MBps
- *   then   fop_us LOCK_ALL EXCLUSIVE
+ *   then   fop_us LOCK_ALL EXCLUSIVE   then   cas_us X
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -125,6 +126,34 @@ static double fetch_and_add (MPI_Win win, int64_t *counter, int exclusive, int *
     return t;
 }
 
+/* microseconds per MPI_Compare_and_swap + flush on rank 1's word, which
+ * counts up: each swap must find the value the last one left */
+static double compare_and_swap (MPI_Win win, int64_t *word, int *bad)
+{
+    int64_t expected, next, old;
+    int iters = 2000;
+    double t = 0;
+
+    *word = 0;
+    MPI_Barrier (MPI_COMM_WORLD);
+    if (0 == rank) {
+        double t0 = MPI_Wtime ();
+
+        CHECK(MPI_Win_lock (MPI_LOCK_EXCLUSIVE, 1, 0, win));
+        for (int i = 0 ; i < iters ; ++i) {
+            expected = i;
+            next = i + 1;
+            CHECK(MPI_Compare_and_swap (&next, &expected, &old, MPI_INT64_T, 1, 0, win));
+            CHECK(MPI_Win_flush (1, win));
+            *bad += old != i;
+        }
+        CHECK(MPI_Win_unlock (1, win));
+        t = (MPI_Wtime () - t0) / iters * 1e6;
+    }
+    MPI_Barrier (MPI_COMM_WORLD);
+    return t;
+}
+
 int main (int argc, char **argv)
 {
     int nprocs, opt, repeats = 5, bad = 0, create = 0;
@@ -206,6 +235,17 @@ int main (int argc, char **argv)
         }
         if (0 == rank) {
             printf ("fop_us %.2f %.2f\n", bench_median (fop, repeats), bench_median (fop_exclusive, repeats));
+            fflush (stdout);
+        }
+    }
+    {
+        double cas[MAX_REPEATS];
+
+        for (int r = 0 ; r < repeats ; ++r) {
+            cas[r] = compare_and_swap (win, (int64_t *) base, &bad);
+        }
+        if (0 == rank) {
+            printf ("cas_us %.2f\n", bench_median (cas, repeats));
         }
     }
     {
