@@ -6,10 +6,11 @@
  * multi-rail peer complete once delivered.  Puts to a one-rail peer
  * complete when the transport is done with the source, which is before the
  * target has the data: such a put leaves its connection "unflushed", and a
- * flush writes a marker there that completes only once delivered.  The
- * connection is one ordered stream, so when the marker has landed every
- * write before it has too.  The marker also confirms the small puts kept
- * for failover before it (btl_rwv_rdma.c).
+ * flush sends a marker there: an 8-byte read where the rail orders reads
+ * after writes, else an 8-byte write that completes only once delivered.
+ * Either completes only once every write before it on the connection has
+ * landed.  The marker also confirms the small puts kept for failover
+ * before it (btl_rwv_rdma.c).
  */
 #include "opal_config.h"
 
@@ -43,6 +44,24 @@ static void mca_btl_rwv_marker_complete (mca_btl_rwv_op_t *op, int status)
     opal_free_list_return (&module->pieces, &op->super);
 }
 
+/* A read where the rail orders reads after writes: an 8-byte put and
+ * flush between emulated nodes took 16.8-18.5 us with it, 18.8-21.2 with
+ * a delivered write, whose acknowledgement comes later than a read's
+ * answer. */
+static int mca_btl_rwv_marker_post (mca_btl_rwv_module_t *module, mca_btl_rwv_conn_t *conn,
+                                    mca_btl_rwv_piece_t *marker)
+{
+    mca_btl_rwv_rail_t *rail = conn->rail;
+    void *desc = module->marker->reg->desc[rail->index];
+
+    if (rail->reads_after_writes) {
+        return rail->ops->read (conn, module->marker->buf, sizeof (uint64_t), desc, mca_btl_rwv_marker_raddr (conn),
+                                conn->peer_ring_rkey, &marker->op);
+    }
+    return rail->ops->write (conn, module->marker->buf, sizeof (uint64_t), desc, mca_btl_rwv_marker_raddr (conn),
+                             conn->peer_ring_rkey, false, 0, true, &marker->op);
+}
+
 /* A failed rail needs no marker: its puts moved to another rail and are counted there. */
 static void mca_btl_rwv_conn_mark (mca_btl_rwv_module_t *module, mca_btl_rwv_conn_t *conn)
 {
@@ -59,10 +78,7 @@ static void mca_btl_rwv_conn_mark (mca_btl_rwv_module_t *module, mca_btl_rwv_con
     marker->request = NULL;
     marker->conn = conn;
     marker->offset = (size_t) conn->small_puts;
-    if (OPAL_SUCCESS != conn->rail->ops->write (conn, module->marker->buf, sizeof (uint64_t),
-                                                module->marker->reg->desc[conn->rail->index],
-                                                mca_btl_rwv_marker_raddr (conn), conn->peer_ring_rkey, false, 0,
-                                                true, &marker->op)) {
+    if (OPAL_SUCCESS != mca_btl_rwv_marker_post (module, conn, marker)) {
         opal_free_list_return (&module->pieces, &marker->op.super);
         return;
     }
