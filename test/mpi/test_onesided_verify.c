@@ -24,6 +24,9 @@
  *         deadlocks in its first access to one (it takes the peer's region
  *         lock exclusively, then waits for it shared; fixed in 4.1.5)
  *   test_onesided_verify -k   rank 1 dies in the middle of a passive epoch
+ *   test_onesided_verify -C   only the atomics (counters and mutex) on an
+ *       MPI_Win_create window; rank 0 prints "# progress" a quarter into
+ *       the first counter, for a test to break something then
  */
 #include <mpi.h>
 #include <signal.h>
@@ -417,6 +420,10 @@ static int contended_counter (window_t *w, MPI_Aint offset, MPI_Datatype type, i
             CHECK(MPI_Fetch_and_op (one, got, type, 0, disp (w, 0, offset), MPI_SUM, w->win));
         }
         CHECK(MPI_Win_flush (0, w->win));
+        if (0 == rank && i == counter_iterations / 4) {
+            printf ("# progress\n");
+            fflush (stdout);
+        }
         value = is64 ? got64 : got32;
         errors += value <= prev || value < 0 || value >= total;
         prev = value;
@@ -552,13 +559,14 @@ static void peer_dies (void)
 int main (int argc, char **argv)
 {
     unsigned char *src, *dst;
-    int opt, die = 0, last_flavor = FLAVOR_DYNAMIC;
+    int opt, die = 0, atomics_only = 0, last_flavor = FLAVOR_DYNAMIC;
 
     MPI_Init (&argc, &argv);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &nprocs);
-    while (-1 != (opt = getopt (argc, argv, "n:m:kD"))) {
+    while (-1 != (opt = getopt (argc, argv, "n:m:kDC"))) {
         switch (opt) {
+        case 'C': atomics_only = 1; break;
         case 'D': last_flavor = FLAVOR_CREATE; break;
         case 'n': counter_iterations = atoi (optarg); break;
         case 'm': max_size = strtoul (optarg, NULL, 0); break;
@@ -570,6 +578,15 @@ int main (int argc, char **argv)
         peer_dies ();
         MPI_Finalize ();
         return 0;
+    }
+    if (atomics_only) {
+        window_t w;
+
+        window_open (&w, FLAVOR_CREATE, 4096);
+        atomics (&w);
+        window_close (&w);
+        MPI_Finalize ();
+        return failures ? 1 : 0;
     }
     src = malloc (max_size);
     dst = malloc (max_size);
