@@ -58,6 +58,12 @@ typedef enum {
 } mca_btl_rwv_eager_mode_t;
 
 typedef enum {
+    MCA_BTL_RWV_BACKEND_AUTO,
+    MCA_BTL_RWV_BACKEND_OFI,
+    MCA_BTL_RWV_BACKEND_VERBS,
+} mca_btl_rwv_backend_t;
+
+typedef enum {
     MCA_BTL_RWV_EAGER_RAIL_FIRST,        /* the first live rail in preference order */
     MCA_BTL_RWV_EAGER_RAIL_ROUND_ROBIN,  /* every live rail in turn */
 } mca_btl_rwv_eager_rail_t;
@@ -110,6 +116,7 @@ typedef struct mca_btl_rwv_component_t {
     int stripe_eager_threshold;      /* eager messages this big are split across rails */
     int eager_rail;                  /* mca_btl_rwv_eager_rail_t */
     bool one_sided;                  /* put rwv first in osc_rdma_btls */
+    int backend;                     /* mca_btl_rwv_backend_t */
 
     mca_btl_rwv_module_t *module;    /* the one module, once initialised */
 } mca_btl_rwv_component_t;

@@ -49,6 +49,7 @@ mca_btl_rwv_component_t mca_btl_rwv_component = {
 
 static char *rwv_eager_mode_string;
 static char *rwv_eager_rail_string;
+static char *rwv_backend_string;
 
 /* libopen-pal's copy of the machine topology, loaded at start-up */
 extern hwloc_topology_t opal_hwloc_topology;
@@ -144,6 +145,12 @@ static int rwv_register (void)
         "that parameter was set. Without it osc/rdma picks btl/vader wherever vader reaches every "
         "process of a window, and vader's emulated compare-and-swap crashes in Open MPI 4.1.4",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->one_sided);
+    rwv_register_string ("backend",
+        "Rail backend: verbs (libibverbs + librdmacm on every active RDMA port with an IPv4 address; "
+        "disqualifies with the reason when there is none), ofi (libfabric providers, see "
+        "btl_rwv_provider_include) or auto (verbs when a usable RDMA port exists, else ofi). "
+        "btl_rwv_backends_built says what this build has",
+        "auto", &rwv_backend_string);
     rwv_register_string ("rcache",
         "Registration cache for RDMA buffers: regcache (this project) or grdma (Open MPI's)",
         "regcache", &c->rcache_name);
@@ -248,12 +255,19 @@ static bool rwv_params_valid (void)
 
     static const char *eager_modes[] = {"auto", "poll", "cq", NULL};   /* mca_btl_rwv_eager_mode_t */
     static const char *eager_rails[] = {"first", "round_robin", NULL}; /* mca_btl_rwv_eager_rail_t */
+    static const char *backends[] = {"auto", "ofi", "verbs", NULL};   /* mca_btl_rwv_backend_t */
 
     if (!rwv_choose ("btl_rwv_eager_mode", rwv_eager_mode_string, eager_modes, "use auto, poll or cq",
                      &c->eager_mode) ||
         !rwv_choose ("btl_rwv_eager_rail", rwv_eager_rail_string, eager_rails, "use first or round_robin",
-                     &c->eager_rail)) {
+                     &c->eager_rail) ||
+        !rwv_choose ("btl_rwv_backend", rwv_backend_string, backends, "use auto, ofi or verbs", &c->backend)) {
         return false;
+    }
+    if (MCA_BTL_RWV_BACKEND_VERBS == c->backend && !RWV_HAVE_VERBS) {
+        return rwv_invalid ("btl_rwv_backend", rwv_backend_string,
+                            "this build has no verbs rail (btl_rwv_backends_built): configure found no "
+                            "libibverbs-dev and librdmacm-dev");
     }
     snprintf (value, sizeof (value), "%d", c->eager_slots);
     if (c->eager_slots < 2 || c->eager_slots > 65536) {
@@ -415,6 +429,25 @@ static void rwv_report_no_rails (void)
                     c->provider_include, c->provider_exclude, c->if_include, c->if_exclude);
 }
 
+/* btl_rwv_backend: verbs rails when asked, or under auto when a usable
+ * RDMA port exists; libfabric rails otherwise.  Under verbs a missing or
+ * unusable device leaves no rail, and rwv disqualifies with the reason. */
+static void rwv_discover_rails (mca_btl_rwv_module_t *module, bool thread_safe)
+{
+    int backend = mca_btl_rwv_component.backend;
+
+#if RWV_HAVE_VERBS
+    if (MCA_BTL_RWV_BACKEND_OFI != backend &&
+        OPAL_SUCCESS == mca_btl_rwv_verbs_discover (module->rails, MCA_BTL_RWV_MAX_RAILS, &module->num_rails,
+                                                    MCA_BTL_RWV_BACKEND_VERBS == backend)) {
+        return;
+    }
+#endif
+    if (MCA_BTL_RWV_BACKEND_VERBS != backend) {
+        (void) mca_btl_rwv_ofi_discover (module->rails, MCA_BTL_RWV_MAX_RAILS, &module->num_rails, thread_safe);
+    }
+}
+
 static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
@@ -434,10 +467,11 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
         return NULL;
     }
     *module = mca_btl_rwv_module_template;
-    (void) mca_btl_rwv_ofi_discover (module->rails, MCA_BTL_RWV_MAX_RAILS, &module->num_rails,
-                                     enable_mpi_threads || enable_progress_threads);
+    rwv_discover_rails (module, enable_mpi_threads || enable_progress_threads);
     if (0 == module->num_rails) {
-        rwv_report_no_rails ();
+        if (MCA_BTL_RWV_BACKEND_VERBS != c->backend) {
+            rwv_report_no_rails (); /* the verbs rail said why itself */
+        }
         free (module);
         free (modules);
         return NULL;

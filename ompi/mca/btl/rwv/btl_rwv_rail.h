@@ -106,6 +106,9 @@ static inline uint64_t mca_btl_rwv_rail_raddr (const mca_btl_rwv_rail_t *rail, u
 /* The libfabric backend: one rail per usable FI_EP_MSG domain address.
  * thread_safe: other threads may call in (MPI_THREAD_MULTIPLE). */
 int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool thread_safe);
+/* btl_rwv_rail_verbs.c: OPAL_SUCCESS with at least one rail; `required'
+ * (btl_rwv_backend verbs) also reports a machine without RDMA devices */
+int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool required);
 
 /* Calls from a backend into the connection manager (btl_rwv_endpoint.c). */
 void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data,

@@ -1,0 +1,577 @@
+/*
+ * The native verbs rail: libibverbs RC queue pairs set up through
+ * librdmacm, one rail per IPv4 address of an active RDMA port (RoCE v2
+ * through the address's GID, InfiniBand through IPoIB).
+ *
+ *   connections  rdma_cm ids on one non-blocking event channel per rail:
+ *                the active side resolves the address and the route, then
+ *                connects with our connection data as private data; the
+ *                passive side accepts with its own (btl_rwv_endpoint.c
+ *                decides who is which)
+ *   writes       IBV_WR_RDMA_WRITE(_WITH_IMM), signalled; a small write
+ *                goes inline, so its buffer is free when the post returns.
+ *                An RC completion means the target acknowledged the data:
+ *                every write is delivered when it completes
+ *   receives     only immediate data uses them (eager mode cq): each queue
+ *                pair keeps MCA_BTL_RWV_VERBS_RECVS zero-length receives
+ *                posted, reposted as they complete.  Per-peer receive
+ *                queues rather than an SRQ: they hold no buffers, so their
+ *                cost is a few work requests per peer, and a peer's
+ *                receives cannot be exhausted by another's traffic
+ *   completions  one CQ per rail for sends and receives, polled in progress
+ */
+#include "opal_config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "opal/mca/btl/base/base.h"
+#include "opal/util/output.h"
+#include "opal/util/show_help.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_rail.h"
+
+#define MCA_BTL_RWV_VERBS_SEND_DEPTH 512
+#define MCA_BTL_RWV_VERBS_RECVS 64
+#define MCA_BTL_RWV_VERBS_CQ_DEPTH 8192
+#define MCA_BTL_RWV_VERBS_INLINE 128
+#define MCA_BTL_RWV_VERBS_RESOLVE_MS 5000
+
+typedef struct mca_btl_rwv_verbs_rail_t {
+    mca_btl_rwv_rail_t super;
+    struct rdma_event_channel *channel;
+    struct rdma_cm_id *listen_id;
+    struct ibv_context *context;
+    struct ibv_pd *pd;
+    struct ibv_cq *cq;
+    char device[64];
+    uint8_t port;
+    opal_list_t dead;           /* queue pairs of failed connections, destroyed at close */
+} mca_btl_rwv_verbs_rail_t;
+
+/* One connection's queue pair and cm id. */
+typedef struct mca_btl_rwv_verbs_qp_t {
+    opal_list_item_t super;
+    struct rdma_cm_id *id;
+    mca_btl_rwv_conn_t *conn;   /* NULL once abandoned */
+    unsigned char cm[64];       /* our connection data, sent once the route is known */
+    size_t cm_len;
+} mca_btl_rwv_verbs_qp_t;
+static OBJ_CLASS_INSTANCE(mca_btl_rwv_verbs_qp_t, opal_list_item_t, NULL, NULL);
+
+static const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops;
+
+static mca_btl_rwv_verbs_rail_t *verbs_rail (mca_btl_rwv_rail_t *rail)
+{
+    return (mca_btl_rwv_verbs_rail_t *) rail;
+}
+
+static struct ibv_qp *verbs_qp (const mca_btl_rwv_conn_t *conn)
+{
+    return ((mca_btl_rwv_verbs_qp_t *) conn->backend)->id->qp;
+}
+
+/* ------------------------------------------------------------ connections */
+
+static int verbs_post_recvs (mca_btl_rwv_verbs_qp_t *vqp, int count)
+{
+    struct ibv_recv_wr wr = {.wr_id = (uintptr_t) vqp, .sg_list = NULL, .num_sge = 0}, *bad;
+
+    for (int i = 0 ; i < count ; ++i) {
+        if (0 != ibv_post_recv (vqp->id->qp, &wr, &bad)) {
+            return OPAL_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    return OPAL_SUCCESS;
+}
+
+static int verbs_qp_create (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp)
+{
+    struct ibv_qp_init_attr attr = {
+        .send_cq = rail->cq, .recv_cq = rail->cq, .qp_type = IBV_QPT_RC, .sq_sig_all = 1,
+        .cap = {.max_send_wr = MCA_BTL_RWV_VERBS_SEND_DEPTH, .max_recv_wr = MCA_BTL_RWV_VERBS_RECVS,
+                .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = MCA_BTL_RWV_VERBS_INLINE},
+    };
+
+    if (0 != rdma_create_qp (vqp->id, rail->pd, &attr)) {
+        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s: rdma_create_qp failed: %s", rail->super.name, strerror (errno));
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    return verbs_post_recvs (vqp, MCA_BTL_RWV_VERBS_RECVS);
+}
+
+static mca_btl_rwv_verbs_qp_t *verbs_qp_new (struct rdma_cm_id *id, mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_verbs_qp_t *vqp = OBJ_NEW(mca_btl_rwv_verbs_qp_t);
+
+    if (NULL != vqp) {
+        vqp->id = id;
+        vqp->conn = conn;
+        id->context = vqp;
+    }
+    return vqp;
+}
+
+/* Its queue pair may still hold work requests that complete with an error:
+ * destroyed at close, when no completion can refer to it any more. */
+static void verbs_qp_retire (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp)
+{
+    vqp->conn = NULL;
+    opal_list_append (&rail->dead, &vqp->super);
+}
+
+static int verbs_connect (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, const void *cm, size_t cm_len)
+{
+    mca_btl_rwv_verbs_rail_t *rail = verbs_rail (r);
+    struct sockaddr_in src = {.sin_family = AF_INET, .sin_addr.s_addr = r->addr.ipv4};
+    struct sockaddr_in dst = {.sin_family = AF_INET, .sin_addr.s_addr = conn->peer_addr.ipv4,
+                              .sin_port = conn->peer_addr.port};
+    mca_btl_rwv_verbs_qp_t *vqp;
+    struct rdma_cm_id *id;
+
+    if (cm_len > sizeof (vqp->cm) || 0 != rdma_create_id (rail->channel, &id, NULL, RDMA_PS_TCP)) {
+        return OPAL_ERROR;
+    }
+    vqp = verbs_qp_new (id, conn);
+    if (NULL == vqp) {
+        rdma_destroy_id (id);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    memcpy (vqp->cm, cm, cm_len);
+    vqp->cm_len = cm_len;
+    if (0 != rdma_resolve_addr (id, (struct sockaddr *) &src, (struct sockaddr *) &dst,
+                                MCA_BTL_RWV_VERBS_RESOLVE_MS)) {
+        rdma_destroy_id (id);
+        OBJ_RELEASE(vqp);
+        return OPAL_ERROR;
+    }
+    conn->backend = vqp;
+    return OPAL_SUCCESS;
+}
+
+static int verbs_accept (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, void *request, const void *cm,
+                         size_t cm_len)
+{
+    struct rdma_cm_id *id = (struct rdma_cm_id *) request;
+    struct rdma_conn_param param = {.private_data = cm, .private_data_len = (uint8_t) cm_len,
+                                    .responder_resources = 1, .initiator_depth = 1, .rnr_retry_count = 7};
+    mca_btl_rwv_verbs_qp_t *vqp = verbs_qp_new (id, conn);
+
+    if (NULL == vqp) {
+        rdma_reject (id, NULL, 0);
+        rdma_destroy_id (id);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    if (OPAL_SUCCESS != verbs_qp_create (verbs_rail (r), vqp) || 0 != rdma_accept (id, &param)) {
+        rdma_reject (id, NULL, 0);
+        if (id->qp) {
+            rdma_destroy_qp (id);
+        }
+        rdma_destroy_id (id);
+        OBJ_RELEASE(vqp);
+        return OPAL_ERROR;
+    }
+    conn->backend = vqp;
+    return OPAL_SUCCESS;
+}
+
+static void verbs_reject (mca_btl_rwv_rail_t *r, void *request)
+{
+    struct rdma_cm_id *id = (struct rdma_cm_id *) request;
+
+    (void) rdma_reject (id, NULL, 0);
+    rdma_destroy_id (id);
+}
+
+/* Moving the queue pair to the error state flushes what it still holds,
+ * with errors, through the CQ: failover hands those operations on. */
+static void verbs_disconnect (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
+
+    if (NULL == vqp) {
+        return;
+    }
+    conn->backend = NULL;
+    if (vqp->id->qp) {
+        (void) rdma_disconnect (vqp->id);
+    }
+    verbs_qp_retire (verbs_rail (conn->rail), vqp);
+}
+
+/* ------------------------------------------------------------ data */
+
+static int verbs_post (mca_btl_rwv_conn_t *conn, struct ibv_send_wr *wr)
+{
+    struct ibv_send_wr *bad;
+
+    return 0 == ibv_post_send (verbs_qp (conn), wr, &bad) ? OPAL_SUCCESS : OPAL_ERR_OUT_OF_RESOURCE;
+}
+
+static int verbs_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
+                        uint64_t rkey, bool with_imm, uint32_t imm, bool delivered, mca_btl_rwv_op_t *op)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len,
+                          .lkey = ((struct ibv_mr *) desc)->lkey};
+    struct ibv_send_wr wr = {
+        .wr_id = (uintptr_t) op, .sg_list = &sge, .num_sge = 1,
+        .opcode = with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE, .imm_data = htonl (imm),
+        .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
+    };
+
+    return verbs_post (conn, &wr);
+}
+
+/* Inline: the data is copied into the work request, so no key is needed
+ * and the buffer is free on return.  Signalled like every send (the queue
+ * retires it), with nothing to call back. */
+static int verbs_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr,
+                               uint64_t rkey, bool with_imm, uint32_t imm)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len};
+    struct ibv_send_wr wr = {
+        .wr_id = 0, .sg_list = &sge, .num_sge = 1, .send_flags = IBV_SEND_INLINE,
+        .opcode = with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE, .imm_data = htonl (imm),
+        .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
+    };
+
+    return len <= conn->rail->inject_size ? verbs_post (conn, &wr) : OPAL_ERR_OUT_OF_RESOURCE;
+}
+
+static int verbs_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc, uint64_t raddr, uint64_t rkey,
+                       mca_btl_rwv_op_t *op)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len,
+                          .lkey = ((struct ibv_mr *) desc)->lkey};
+    struct ibv_send_wr wr = {
+        .wr_id = (uintptr_t) op, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
+        .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
+    };
+
+    return verbs_post (conn, &wr);
+}
+
+static int verbs_mr_reg (mca_btl_rwv_rail_t *r, void *base, size_t len, void **mr, void **desc, uint64_t *rkey)
+{
+    struct ibv_mr *ibmr = ibv_reg_mr (verbs_rail (r)->pd, base, len, IBV_ACCESS_LOCAL_WRITE |
+                                      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+
+    if (NULL == ibmr) {
+        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s: ibv_reg_mr of %zu bytes failed: %s", r->name, len, strerror (errno));
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    *mr = *desc = ibmr;
+    *rkey = ibmr->rkey;
+    return OPAL_SUCCESS;
+}
+
+static void verbs_mr_dereg (mca_btl_rwv_rail_t *r, void *mr)
+{
+    (void) ibv_dereg_mr ((struct ibv_mr *) mr);
+}
+
+/* ------------------------------------------------------------ progress */
+
+static void verbs_conn_error (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp,
+                              const struct rdma_cm_event *event)
+{
+    char why[160];
+
+    snprintf (why, sizeof (why), "%s on %s port %u (status %d)", rdma_event_str (event->event), rail->device,
+              rail->port, event->status);
+    if (RDMA_CM_EVENT_REJECTED == event->event) {
+        mca_btl_rwv_conn_refused (vqp->conn, why);
+    } else {
+        mca_btl_rwv_conn_failed (vqp->conn, why);
+    }
+}
+
+static void verbs_route_resolved (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp)
+{
+    struct rdma_conn_param param = {.private_data = vqp->cm, .private_data_len = (uint8_t) vqp->cm_len,
+                                    .responder_resources = 1, .initiator_depth = 1, .retry_count = 7,
+                                    .rnr_retry_count = 7};
+    struct rdma_cm_event fake = {.event = RDMA_CM_EVENT_CONNECT_ERROR};
+
+    if (OPAL_SUCCESS != verbs_qp_create (rail, vqp) || 0 != rdma_connect (vqp->id, &param)) {
+        fake.status = errno;
+        verbs_conn_error (rail, vqp, &fake);
+    }
+}
+
+/* One connection event: what the core is told of it. */
+static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event *event)
+{
+    mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) event->id->context;
+
+    if (RDMA_CM_EVENT_CONNECT_REQUEST == event->event) {
+        mca_btl_rwv_conn_request (&rail->super, event->id, event->param.conn.private_data,
+                                  event->param.conn.private_data_len);
+        return;
+    }
+    if (NULL == vqp || NULL == vqp->conn) {
+        return; /* abandoned: its queue pair waits for close */
+    }
+    switch (event->event) {
+    case RDMA_CM_EVENT_ADDR_RESOLVED:
+        if (0 != rdma_resolve_route (event->id, MCA_BTL_RWV_VERBS_RESOLVE_MS)) {
+            verbs_conn_error (rail, vqp, event);
+        }
+        break;
+    case RDMA_CM_EVENT_ROUTE_RESOLVED:
+        verbs_route_resolved (rail, vqp);
+        break;
+    case RDMA_CM_EVENT_ESTABLISHED:
+        mca_btl_rwv_conn_established (vqp->conn, event->param.conn.private_data,
+                                      event->param.conn.private_data_len);
+        break;
+    case RDMA_CM_EVENT_DISCONNECTED:
+        mca_btl_rwv_conn_closed (vqp->conn);
+        break;
+    case RDMA_CM_EVENT_ADDR_ERROR:
+    case RDMA_CM_EVENT_ROUTE_ERROR:
+    case RDMA_CM_EVENT_CONNECT_ERROR:
+    case RDMA_CM_EVENT_UNREACHABLE:
+    case RDMA_CM_EVENT_REJECTED:
+        verbs_conn_error (rail, vqp, event);
+        break;
+    default:
+        break;
+    }
+}
+
+/* A connect request's private data lives in its event: the core copies
+ * what it needs before the event is acknowledged. */
+static int verbs_poll_connections (mca_btl_rwv_rail_t *r)
+{
+    mca_btl_rwv_verbs_rail_t *rail = verbs_rail (r);
+    struct rdma_cm_event *event;
+    int count = 0;
+
+    while (0 == rdma_get_cm_event (rail->channel, &event)) {
+        verbs_cm_event (rail, event);
+        rdma_ack_cm_event (event);
+        ++count;
+    }
+    return count;
+}
+
+static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_wc *wc)
+{
+    if (wc->opcode & IBV_WC_RECV) {
+        mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) (uintptr_t) wc->wr_id;
+
+        if (IBV_WC_SUCCESS == wc->status && NULL != vqp->conn) {
+            (void) verbs_post_recvs (vqp, 1);
+            mca_btl_rwv_conn_remote_data (&rail->super, ntohl (wc->imm_data));
+        }
+        return;
+    }
+    if (0 == wc->wr_id) {
+        return; /* an inline write */
+    }
+    if (IBV_WC_SUCCESS != wc->status && IBV_WC_WR_FLUSH_ERR != wc->status) {
+        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s: operation failed: %s", rail->super.name, ibv_wc_status_str (wc->status));
+    }
+    ((mca_btl_rwv_op_t *) (uintptr_t) wc->wr_id)->complete ((mca_btl_rwv_op_t *) (uintptr_t) wc->wr_id,
+                                                            IBV_WC_SUCCESS == wc->status ? OPAL_SUCCESS
+                                                                                         : OPAL_ERR_UNREACH);
+}
+
+static int verbs_poll_completions (mca_btl_rwv_rail_t *r)
+{
+    mca_btl_rwv_verbs_rail_t *rail = verbs_rail (r);
+    struct ibv_wc wc[16];
+    int n = ibv_poll_cq (rail->cq, 16, wc);
+
+    for (int i = 0 ; i < n ; ++i) {
+        verbs_completion (rail, wc + i);
+    }
+    return n > 0 ? n : 0;
+}
+
+static bool verbs_link_up (mca_btl_rwv_rail_t *r)
+{
+    mca_btl_rwv_verbs_rail_t *rail = verbs_rail (r);
+    struct ibv_port_attr attr;
+
+    return 0 == ibv_query_port (rail->context, rail->port, &attr) && IBV_PORT_ACTIVE == attr.state;
+}
+
+static void verbs_close (mca_btl_rwv_rail_t *r)
+{
+    mca_btl_rwv_verbs_rail_t *rail = verbs_rail (r);
+    mca_btl_rwv_verbs_qp_t *vqp;
+
+    while (NULL != (vqp = (mca_btl_rwv_verbs_qp_t *) opal_list_remove_first (&rail->dead))) {
+        if (vqp->id->qp) {
+            rdma_destroy_qp (vqp->id);
+        }
+        rdma_destroy_id (vqp->id);
+        OBJ_RELEASE(vqp);
+    }
+    OBJ_DESTRUCT(&rail->dead);
+    if (rail->listen_id) {
+        rdma_destroy_id (rail->listen_id);
+    }
+    if (rail->cq) {
+        ibv_destroy_cq (rail->cq);
+    }
+    if (rail->pd) {
+        ibv_dealloc_pd (rail->pd);
+    }
+    if (rail->channel) {
+        rdma_destroy_event_channel (rail->channel);
+    }
+    free (rail);
+}
+
+static const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops = {
+    .connect = verbs_connect,
+    .accept = verbs_accept,
+    .reject = verbs_reject,
+    .disconnect = verbs_disconnect,
+    .write = verbs_write,
+    .inject_write = verbs_inject_write,
+    .read = verbs_read,
+    .mr_reg = verbs_mr_reg,
+    .mr_dereg = verbs_mr_dereg,
+    .poll_completions = verbs_poll_completions,
+    .poll_connections = verbs_poll_connections,
+    .link_up = verbs_link_up,
+    .close = verbs_close,
+};
+
+/* ------------------------------------------------------------ discovery */
+
+static int verbs_prefix_len (const struct sockaddr_in *mask)
+{
+    return __builtin_popcount (mask->sin_addr.s_addr);
+}
+
+/* A rail listening on `addr' if an active RDMA port holds it: binding a cm
+ * id to the address names the device and port. */
+static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index)
+{
+    const struct sockaddr_in *addr = (const struct sockaddr_in *) ifa->ifa_addr;
+    mca_btl_rwv_verbs_rail_t *rail = calloc (1, sizeof (*rail));
+    struct sockaddr_in bind_addr = *addr;
+    struct ibv_port_attr port;
+    char ip[INET_ADDRSTRLEN];
+
+    if (NULL == rail) {
+        return NULL;
+    }
+    OBJ_CONSTRUCT(&rail->dead, opal_list_t);
+    rail->super.ops = &mca_btl_rwv_verbs_ops;
+    bind_addr.sin_port = 0;
+    rail->channel = rdma_create_event_channel ();
+    if (NULL == rail->channel || 0 != rdma_create_id (rail->channel, &rail->listen_id, NULL, RDMA_PS_TCP) ||
+        0 != rdma_bind_addr (rail->listen_id, (struct sockaddr *) &bind_addr) || NULL == rail->listen_id->verbs ||
+        0 != ibv_query_port (rail->listen_id->verbs, rail->listen_id->port_num, &port) ||
+        IBV_PORT_ACTIVE != port.state) {
+        verbs_close (&rail->super);
+        return NULL;
+    }
+    rail->context = rail->listen_id->verbs;
+    rail->port = rail->listen_id->port_num;
+    snprintf (rail->device, sizeof (rail->device), "%s", ibv_get_device_name (rail->context->device));
+    rail->pd = ibv_alloc_pd (rail->context);
+    rail->cq = rail->pd ? ibv_create_cq (rail->context, MCA_BTL_RWV_VERBS_CQ_DEPTH, NULL, NULL, 0) : NULL;
+    if (NULL == rail->cq || 0 != rdma_listen (rail->listen_id, 64) ||
+        0 != fcntl (rail->channel->fd, F_SETFL, fcntl (rail->channel->fd, F_GETFL) | O_NONBLOCK)) {
+        verbs_close (&rail->super);
+        return NULL;
+    }
+    rail->super.index = index;
+    rail->super.addr.ipv4 = addr->sin_addr.s_addr;
+    rail->super.addr.port = rdma_get_src_port (rail->listen_id);
+    rail->super.addr.prefix_len = (uint8_t) verbs_prefix_len ((const struct sockaddr_in *) ifa->ifa_netmask);
+    rail->super.addr.loopback = 0;
+    rail->super.inject_size = MCA_BTL_RWV_VERBS_INLINE;
+    rail->super.virt_addr = true;
+    /* RDMA writes may be placed out of order: eager messages use immediate data */
+    rail->super.ordered_placement = false;
+    rail->super.reads_after_writes = false;
+    rail->super.numa_node = -1;
+    snprintf (rail->super.ifname, sizeof (rail->super.ifname), "%s", ifa->ifa_name);
+    inet_ntop (AF_INET, &addr->sin_addr, ip, sizeof (ip));
+    snprintf (rail->super.name, sizeof (rail->super.name), "verbs/%s:%u %s %s", rail->device, rail->port,
+              ifa->ifa_name, ip);
+    return &rail->super;
+}
+
+/* Locked memory: RDMA pins every registered page. */
+static bool verbs_memlock_ok (void)
+{
+    struct rlimit limit;
+
+    return 0 != getrlimit (RLIMIT_MEMLOCK, &limit) || RLIM_INFINITY == limit.rlim_cur ||
+        limit.rlim_cur >= (rlim_t) 64 << 20;
+}
+
+int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool required)
+{
+    struct ibv_device **devices;
+    struct ifaddrs *ifas, *ifa;
+    int ndev = 0, found = 0;
+
+    *num_rails = 0;
+    devices = ibv_get_device_list (&ndev);
+    if (NULL != devices) {
+        ibv_free_device_list (devices);
+    }
+    if (0 == ndev) {
+        if (required) {
+            opal_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, opal_proc_local_get ()->proc_hostname,
+                            "no RDMA device was found (ibv_get_device_list)",
+                            "Load the driver of the RDMA NIC, or rdma_rxe for soft-RoCE, or use btl_rwv_backend ofi");
+        }
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
+    if (!verbs_memlock_ok ()) {
+        opal_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, opal_proc_local_get ()->proc_hostname,
+                        "the locked-memory limit (ulimit -l) is below 64 MiB",
+                        "Raise it (ulimit -l unlimited, or memlock in /etc/security/limits.conf)");
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
+    if (0 != getifaddrs (&ifas)) {
+        return OPAL_ERROR;
+    }
+    for (ifa = ifas ; NULL != ifa && *num_rails < max_rails ; ifa = ifa->ifa_next) {
+        mca_btl_rwv_rail_t *rail;
+
+        if (NULL == ifa->ifa_addr || AF_INET != ifa->ifa_addr->sa_family || (ifa->ifa_flags & IFF_LOOPBACK) ||
+            NULL == ifa->ifa_netmask) {
+            continue;
+        }
+        rail = verbs_rail_open (ifa, *num_rails);
+        if (NULL != rail) {
+            rails[(*num_rails)++] = rail;
+            ++found;
+        }
+    }
+    freeifaddrs (ifas);
+    if (0 == found) {
+        opal_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, opal_proc_local_get ()->proc_hostname,
+                        "RDMA devices exist, but no active port has an IPv4 address",
+                        "Bring a port up (ibstat, rdma link) and give its network interface an IPv4 address");
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
+    return OPAL_SUCCESS;
+}
