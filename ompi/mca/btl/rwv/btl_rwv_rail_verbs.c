@@ -85,9 +85,15 @@ static struct ibv_qp *verbs_qp (const mca_btl_rwv_conn_t *conn)
 
 /* ------------------------------------------------------------ connections */
 
+/* A receive's work request id is its queue pair's address with the low bit
+ * set: a flushed receive completes with an error, and then wc.opcode is
+ * undefined, so only the id tells it from a send. */
+#define MCA_BTL_RWV_VERBS_RECV_TAG 1
+
 static int verbs_post_recvs (mca_btl_rwv_verbs_qp_t *vqp, int count)
 {
-    struct ibv_recv_wr wr = {.wr_id = (uintptr_t) vqp, .sg_list = NULL, .num_sge = 0}, *bad;
+    struct ibv_recv_wr wr = {.wr_id = (uintptr_t) vqp | MCA_BTL_RWV_VERBS_RECV_TAG, .sg_list = NULL, .num_sge = 0};
+    struct ibv_recv_wr *bad;
 
     for (int i = 0 ; i < count ; ++i) {
         if (0 != ibv_post_recv (vqp->id->qp, &wr, &bad)) {
@@ -162,6 +168,21 @@ static int verbs_connect (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, const
     return OPAL_SUCCESS;
 }
 
+/* A request's id cannot be destroyed before its event is acknowledged
+ * (rdma_destroy_id waits for that): a refused one joins the retired queue
+ * pairs, destroyed at close. */
+static void verbs_reject (mca_btl_rwv_rail_t *r, void *request)
+{
+    struct rdma_cm_id *id = (struct rdma_cm_id *) request;
+    mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) id->context;
+
+    (void) rdma_reject (id, NULL, 0);
+    if (NULL == vqp && NULL == (vqp = verbs_qp_new (id, NULL))) {
+        return; /* out of memory: the id leaks rather than hang */
+    }
+    verbs_qp_retire (verbs_rail (r), vqp);
+}
+
 static int verbs_accept (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, void *request, const void *cm,
                          size_t cm_len)
 {
@@ -170,30 +191,12 @@ static int verbs_accept (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, void *
                                     .responder_resources = 1, .initiator_depth = 1, .rnr_retry_count = 7};
     mca_btl_rwv_verbs_qp_t *vqp = verbs_qp_new (id, conn);
 
-    if (NULL == vqp) {
-        rdma_reject (id, NULL, 0);
-        rdma_destroy_id (id);
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
-    if (OPAL_SUCCESS != verbs_qp_create (verbs_rail (r), vqp) || 0 != rdma_accept (id, &param)) {
-        rdma_reject (id, NULL, 0);
-        if (id->qp) {
-            rdma_destroy_qp (id);
-        }
-        rdma_destroy_id (id);
-        OBJ_RELEASE(vqp);
+    if (NULL == vqp || OPAL_SUCCESS != verbs_qp_create (verbs_rail (r), vqp) || 0 != rdma_accept (id, &param)) {
+        verbs_reject (r, request);
         return OPAL_ERROR;
     }
     conn->backend = vqp;
     return OPAL_SUCCESS;
-}
-
-static void verbs_reject (mca_btl_rwv_rail_t *r, void *request)
-{
-    struct rdma_cm_id *id = (struct rdma_cm_id *) request;
-
-    (void) rdma_reject (id, NULL, 0);
-    rdma_destroy_id (id);
 }
 
 /* Moving the queue pair to the error state flushes what it still holds,
@@ -372,8 +375,8 @@ static int verbs_poll_connections (mca_btl_rwv_rail_t *r)
 
 static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_wc *wc)
 {
-    if (wc->opcode & IBV_WC_RECV) {
-        mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) (uintptr_t) wc->wr_id;
+    if (wc->wr_id & MCA_BTL_RWV_VERBS_RECV_TAG) {
+        mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) (uintptr_t) (wc->wr_id & ~(uint64_t) MCA_BTL_RWV_VERBS_RECV_TAG);
 
         if (IBV_WC_SUCCESS == wc->status && NULL != vqp->conn) {
             (void) verbs_post_recvs (vqp, 1);
