@@ -148,8 +148,9 @@ static int rwv_register (void)
     rwv_register_string ("backend",
         "Rail backend: verbs (libibverbs + librdmacm on every active RDMA port with an IPv4 address; "
         "disqualifies with the reason when there is none), ofi (libfabric providers, see "
-        "btl_rwv_provider_include) or auto (verbs when a usable RDMA port exists, else ofi). "
-        "btl_rwv_backends_built says what this build has",
+        "btl_rwv_provider_include) or auto (a verbs rail for each usable RDMA port, libfabric rails "
+        "for the other addresses; striping and failover span both). btl_rwv_if_include/exclude "
+        "apply to both. btl_rwv_backends_built says what this build has",
         "auto", &rwv_backend_string);
     rwv_register_string ("rcache",
         "Registration cache for RDMA buffers: regcache (this project) or grdma (Open MPI's)",
@@ -429,23 +430,28 @@ static void rwv_report_no_rails (void)
                     c->provider_include, c->provider_exclude, c->if_include, c->if_exclude);
 }
 
-/* btl_rwv_backend: verbs rails when asked, or under auto when a usable
- * RDMA port exists; libfabric rails otherwise.  Under verbs a missing or
- * unusable device leaves no rail, and rwv disqualifies with the reason. */
-static void rwv_discover_rails (mca_btl_rwv_module_t *module, bool thread_safe)
+/* btl_rwv_backend: under auto, a verbs rail for every active RDMA port
+ * with an IPv4 address, then libfabric rails for the other addresses (the
+ * loopback one among them), all in one module: striping and failover span
+ * both.  Under verbs a missing or unusable device leaves no rail, and rwv
+ * disqualifies with the reason.  True if the user was told why there is
+ * no rail. */
+static bool rwv_discover_rails (mca_btl_rwv_module_t *module, bool thread_safe)
 {
     int backend = mca_btl_rwv_component.backend;
+    bool told = false;
 
 #if RWV_HAVE_VERBS
-    if (MCA_BTL_RWV_BACKEND_OFI != backend &&
-        OPAL_SUCCESS == mca_btl_rwv_verbs_discover (module->rails, MCA_BTL_RWV_MAX_RAILS, &module->num_rails,
-                                                    MCA_BTL_RWV_BACKEND_VERBS == backend)) {
-        return;
+    if (MCA_BTL_RWV_BACKEND_OFI != backend) {
+        told = OPAL_ERR_NOT_AVAILABLE == mca_btl_rwv_verbs_discover (module->rails, MCA_BTL_RWV_MAX_RAILS,
+                                                                      &module->num_rails,
+                                                                      MCA_BTL_RWV_BACKEND_VERBS == backend);
     }
 #endif
     if (MCA_BTL_RWV_BACKEND_VERBS != backend) {
         (void) mca_btl_rwv_ofi_discover (module->rails, MCA_BTL_RWV_MAX_RAILS, &module->num_rails, thread_safe);
     }
+    return told && MCA_BTL_RWV_BACKEND_VERBS == backend;
 }
 
 static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
@@ -453,6 +459,7 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
     mca_btl_base_module_t **modules;
     mca_btl_rwv_module_t *module;
+    bool told;
     int numa;
 
     *num_btls = 0;
@@ -467,10 +474,10 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
         return NULL;
     }
     *module = mca_btl_rwv_module_template;
-    rwv_discover_rails (module, enable_mpi_threads || enable_progress_threads);
+    told = rwv_discover_rails (module, enable_mpi_threads || enable_progress_threads);
     if (0 == module->num_rails) {
-        if (MCA_BTL_RWV_BACKEND_VERBS != c->backend) {
-            rwv_report_no_rails (); /* the verbs rail said why itself */
+        if (!told) {
+            rwv_report_no_rails ();
         }
         free (module);
         free (modules);

@@ -105,9 +105,14 @@ static inline uint64_t mca_btl_rwv_rail_raddr (const mca_btl_rwv_rail_t *rail, u
 
 /* The libfabric backend: one rail per usable FI_EP_MSG domain address.
  * thread_safe: other threads may call in (MPI_THREAD_MULTIPLE). */
+/* Backends add their rails after the `*num_rails' already found, skipping
+ * the addresses those hold. */
 int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool thread_safe);
-/* btl_rwv_rail_verbs.c: OPAL_SUCCESS with at least one rail; `required'
- * (btl_rwv_backend verbs) also reports a machine without RDMA devices */
+/* Does a btl_rwv_if_include/exclude list name this interface or its network? */
+bool mca_btl_rwv_if_listed (char **list, const char *ifname, const struct sockaddr_in *addr);
+/* btl_rwv_rail_verbs.c: OPAL_ERR_NOT_AVAILABLE once it has told the user
+ * why no verbs rail could be made; `required' (btl_rwv_backend verbs)
+ * also tells of a machine without RDMA devices */
 int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool required);
 
 /* Calls from a backend into the connection manager (btl_rwv_endpoint.c). */

@@ -449,7 +449,7 @@ static bool ofi_if_entry_matches (const char *entry, const char *ifname, const s
     return 1 == inet_pton (AF_INET, net, &in) && (in.s_addr & mask) == (addr->sin_addr.s_addr & mask);
 }
 
-static bool ofi_if_listed (char **list, const char *ifname, const struct sockaddr_in *addr)
+bool mca_btl_rwv_if_listed (char **list, const char *ifname, const struct sockaddr_in *addr)
 {
     for (int i = 0 ; list && list[i] ; ++i) {
         if (ofi_if_entry_matches (list[i], ifname, addr)) {
@@ -507,9 +507,9 @@ static bool ofi_wanted (const struct fi_info *info, char **prov_inc, char **prov
         return false;
     }
     if (if_inc) {
-        return ofi_if_listed (if_inc, ifname, addr);
+        return mca_btl_rwv_if_listed (if_inc, ifname, addr);
     }
-    return !(if_exc && ofi_if_listed (if_exc, ifname, addr));
+    return !(if_exc && mca_btl_rwv_if_listed (if_exc, ifname, addr));
 }
 
 static int ofi_prefix_len (const struct fi_info *info)
@@ -637,7 +637,6 @@ int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *nu
     struct fi_info *hints = fi_allocinfo (), *list = NULL;
     int rc;
 
-    *num_rails = 0;
     hints->ep_attr->type = FI_EP_MSG;
     hints->caps = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
     hints->addr_format = FI_SOCKADDR_IN;

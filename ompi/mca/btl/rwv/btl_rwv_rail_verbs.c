@@ -36,6 +36,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "opal/mca/btl/base/base.h"
+#include "opal/util/argv.h"
 #include "opal/util/output.h"
 #include "opal/util/show_help.h"
 
@@ -528,23 +529,43 @@ static bool verbs_memlock_ok (void)
         limit.rlim_cur >= (rlim_t) 64 << 20;
 }
 
+/* btl_rwv_if_include / _exclude apply to verbs rails too. */
+static bool verbs_if_wanted (const struct ifaddrs *ifa)
+{
+    mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
+    const struct sockaddr_in *addr = (const struct sockaddr_in *) ifa->ifa_addr;
+    char **list;
+    bool wanted = true;
+
+    if (NULL != c->if_include && *c->if_include) {
+        list = opal_argv_split (c->if_include, ',');
+        wanted = mca_btl_rwv_if_listed (list, ifa->ifa_name, addr);
+        opal_argv_free (list);
+    } else if (NULL != c->if_exclude && *c->if_exclude) {
+        list = opal_argv_split (c->if_exclude, ',');
+        wanted = !mca_btl_rwv_if_listed (list, ifa->ifa_name, addr);
+        opal_argv_free (list);
+    }
+    return wanted;
+}
+
 int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool required)
 {
     struct ibv_device **devices;
     struct ifaddrs *ifas, *ifa;
     int ndev = 0, found = 0;
 
-    *num_rails = 0;
     devices = ibv_get_device_list (&ndev);
     if (NULL != devices) {
         ibv_free_device_list (devices);
     }
     if (0 == ndev) {
-        if (required) {
-            opal_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, opal_proc_local_get ()->proc_hostname,
-                            "no RDMA device was found (ibv_get_device_list)",
-                            "Load the driver of the RDMA NIC, or rdma_rxe for soft-RoCE, or use btl_rwv_backend ofi");
+        if (!required) {
+            return OPAL_SUCCESS; /* the common case under auto: nothing to say */
         }
+        opal_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, opal_proc_local_get ()->proc_hostname,
+                        "no RDMA device was found (ibv_get_device_list)",
+                        "Load the driver of the RDMA NIC, or rdma_rxe for soft-RoCE, or use btl_rwv_backend ofi");
         return OPAL_ERR_NOT_AVAILABLE;
     }
     if (!verbs_memlock_ok ()) {
@@ -560,7 +581,7 @@ int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *
         mca_btl_rwv_rail_t *rail;
 
         if (NULL == ifa->ifa_addr || AF_INET != ifa->ifa_addr->sa_family || (ifa->ifa_flags & IFF_LOOPBACK) ||
-            NULL == ifa->ifa_netmask) {
+            NULL == ifa->ifa_netmask || !verbs_if_wanted (ifa)) {
             continue;
         }
         rail = verbs_rail_open (ifa, *num_rails);
@@ -570,7 +591,8 @@ int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *
         }
     }
     freeifaddrs (ifas);
-    if (0 == found) {
+    /* the user's interface lists may have left the RDMA ports out on purpose */
+    if (0 == found && !(*mca_btl_rwv_component.if_include || *mca_btl_rwv_component.if_exclude)) {
         opal_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, opal_proc_local_get ()->proc_hostname,
                         "RDMA devices exist, but no active port has an IPv4 address",
                         "Bring a port up (ibstat, rdma link) and give its network interface an IPv4 address");
