@@ -7,7 +7,11 @@
 #    and the unexpected-message flood;
 #  - 2 nodes as Open MPI sees them (two host names on the one rxe device):
 #    ping-pong between the nodes, and coll/rdmabar's barrier checks with 2
-#    ranks per node, its node leaders writing their flags over verbs.
+#    ranks per node, its node leaders writing their flags over verbs;
+#  - across backends (auto): a verbs rail and a tcp rail striped, and a
+#    stream going on when either goes down;
+#  - ulimit -l too small, the port down: a message, then libfabric rails
+#    under auto, rwv disqualified under verbs.
 set -u
 top=${RWV_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 bin=$top/_build/test
@@ -63,6 +67,59 @@ check "verbs, 2 nodes: ping-pong 0 B to 4 MiB between them" \
 check "verbs, 2 nodes x 2 ranks: coll/rdmabar barriers, the node leaders' flags written over verbs" \
     'node leaders exchange flags with btl/rwv puts' "${two[@]}" -np 4 --mca coll_base_verbose 10 \
     "$bin/coll/test_barrier" -n 15 -c 100 -b 1000
+
+# Across backends: under btl_rwv_backend auto the nodes have a verbs rail
+# (rxenet) and a libfabric tcp rail (tcpnet, a second dummy netdev); a
+# two-way stream is striped over both, and goes on when either link goes
+# down in the middle.
+ip link add tcpnet type dummy && ip addr add 203.0.113.1/24 dev tcpnet && ip link set tcpnet up
+stream_losing () { # label netdev
+    local label=$1 dev=$2 pid i
+    : > "$out"
+    OMPI_MCA_btl_rwv_backend=auto "${two[@]}" -np 2 --mca btl_rwv_if_exclude lo "$bin/mpi/test_stream_verify" \
+        -n 200 -s 1048576 -t 10 > "$out" 2>&1 &
+    pid=$!
+    for ((i = 0; i < 3000; i++)); do
+        grep -q '^# progress 40' "$out" && break
+        sleep 0.1
+    done
+    ip link set "$dev" down
+    wait $pid
+    rc=$?
+    ip link set "$dev" up
+    if [ "$rc" -eq 0 ] && grep -q '^ok - ' "$out" && grep -q 'lost a rail to host rxnode' "$out" &&
+       grep -q 'btl/rwv: rail 0: verbs/' "$out" && grep -q 'btl/rwv: rail 1: ofi/tcp' "$out"; then
+        echo "ok - $label"
+    else
+        echo "not ok - $label: exit $rc"; grep -v '^# progress' "$out" | tail -10 | sed 's/^/#   /'
+        failed=1
+    fi
+}
+stream_losing "auto, 2 nodes, a verbs rail and a tcp rail: two-way stream of 200 messages up to 1 MiB goes on when the tcp rail goes down" tcpnet
+stream_losing "auto, 2 nodes, a verbs rail and a tcp rail: two-way stream goes on when the verbs port goes down" rxenet
+ip link del tcpnet
 rm -f "$agent" "$hosts"
+
+# Bad input: each gives its message; auto falls back to libfabric, verbs disqualifies
+bad_input () { # label expected-message setup-command
+    local label=$1 msg=$2 setup=$3
+    (eval "$setup"; OMPI_MCA_btl_rwv_backend=auto "${one[@]}" -np 2 "$bin/mpi/test_pingpong_verify" -m 65536) \
+        > "$out" 2>&1
+    if grep -q "$msg" "$out" && grep -q '^ok - ping-pong' "$out" && grep -q 'rail 0: ofi/tcp' "$out"; then
+        echo "ok - $label, under auto: the message, then the job runs on libfabric rails"
+    else
+        echo "not ok - $label under auto"; tail -8 "$out" | sed 's/^/#   /'; failed=1
+    fi
+    (eval "$setup"; "${one[@]}" -np 2 "$bin/mpi/test_pingpong_verify" -m 65536) > "$out" 2>&1
+    if grep -q "$msg" "$out" && ! grep -q '^ok - ping-pong' "$out"; then
+        echo "ok - $label, under verbs: the message, and rwv disqualifies"
+    else
+        echo "not ok - $label under verbs"; tail -8 "$out" | sed 's/^/#   /'; failed=1
+    fi
+}
+bad_input "ulimit -l 1024" "locked-memory limit (ulimit -l) is below 64 MiB" "ulimit -l 1024"
+ip link set rxenet down
+bad_input "the RDMA port down" "no active port has an IPv4 address" ":"
+ip link set rxenet up
 rm -f "$out"
 exit $failed

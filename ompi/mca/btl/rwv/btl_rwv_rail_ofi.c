@@ -644,6 +644,14 @@ int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *nu
     /* the module lock serialises sends and progress, but memory registration
      * runs under the rcache's lock and may meet another thread in the provider */
     hints->domain_attr->threading = thread_safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
+    /* Beside the native verbs rail, libfabric's own verbs provider would
+     * only duplicate it, and asking it costs more than time: with a low
+     * locked-memory limit it leaves a thread behind that crashes the
+     * process once the component is unloaded at finalize.  So under auto,
+     * unless providers were named, only tcp is asked. */
+    if (MCA_BTL_RWV_BACKEND_AUTO == c->backend && RWV_HAVE_VERBS && NULL == prov_inc) {
+        hints->fabric_attr->prov_name = strdup ("tcp");
+    }
     rc = fi_getinfo (RWV_OFI_API, NULL, NULL, 0, hints, &list);
     fi_freeinfo (hints);
 
