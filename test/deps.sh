@@ -9,6 +9,7 @@ packages=(
     libibverbs-dev librdmacm-dev
     iproute2 util-linux
     gnuplot-nox netpipe-openmpi
+    qemu-system-x86 busybox-static kmod cpio ibverbs-providers
 )
 missing=()
 for p in "${packages[@]}"; do

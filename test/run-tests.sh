@@ -151,6 +151,7 @@ run_test "rwv: 3 emulated nodes, 2 rails"               "$t/btl/test_rwv_cluster
 run_test "rwv: unreachable and dying peers"             "$t/btl/test_rwv_failures.sh"
 run_test "rwv: multi-rail striping and failover"       "$t/btl/test_rwv_multirail.sh"
 run_test "rwv: MPI one-sided (osc/rdma) on 1, 2, 3 nodes" "$t/btl/test_rwv_onesided.sh"
+run_test "rwv: native verbs rail on soft-RoCE (qemu guest)" "$t/verbs/test_rwv_verbs.sh"
 run_test "bench: failures and skips are reported, plots drawn" "$t/bench/test_bench_scripts.sh"
 
 echo "$passed passed, $failed failed, $skipped skipped"

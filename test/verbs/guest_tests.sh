@@ -8,6 +8,7 @@
 #  - 2 nodes as Open MPI sees them (two host names on the one rxe device):
 #    ping-pong between the nodes, and coll/rdmabar's barrier checks with 2
 #    ranks per node, its node leaders writing their flags over verbs;
+#  - MPI one-sided between the 2 nodes (rwv's emulated atomics over verbs);
 #  - across backends (auto): a verbs rail and a tcp rail striped, and a
 #    stream going on when either goes down;
 #  - ulimit -l too small, the port down: a message, then libfabric rails
@@ -20,6 +21,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_hwloc_
 export OMPI_MCA_btl_rwv_backend=verbs OMPI_MCA_mpi_yield_when_idle=1
 failed=0
 out=$(mktemp)
+
+# after its netdev comes back up, rxe0's port takes a moment to be active again
+port_active () {
+    for ((i = 0; i < 100; i++)); do
+        rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' && return 0
+        sleep 0.1
+    done
+}
 
 check () { # label pattern command...
     local label=$1 pattern=$2
@@ -67,6 +76,8 @@ check "verbs, 2 nodes: ping-pong 0 B to 4 MiB between them" \
 check "verbs, 2 nodes x 2 ranks: coll/rdmabar barriers, the node leaders' flags written over verbs" \
     'node leaders exchange flags with btl/rwv puts' "${two[@]}" -np 4 --mca coll_base_verbose 10 \
     "$bin/coll/test_barrier" -n 15 -c 100 -b 1000
+check "verbs, 2 nodes: MPI one-sided (osc/rdma) put, get, accumulate, fetch-and-op, compare-and-swap, values checked" \
+    '^ok - MPI_Win_create: MPI_Compare_and_swap' "${two[@]}" -np 2 "$bin/mpi/test_onesided_verify" -D -m 262144 -n 30
 
 # Across backends: under btl_rwv_backend auto the nodes have a verbs rail
 # (rxenet) and a libfabric tcp rail (tcpnet, a second dummy netdev); a
@@ -87,6 +98,7 @@ stream_losing () { # label netdev
     wait $pid
     rc=$?
     ip link set "$dev" up
+    port_active
     if [ "$rc" -eq 0 ] && grep -q '^ok - ' "$out" && grep -q 'lost a rail to host rxnode' "$out" &&
        grep -q 'btl/rwv: rail 0: verbs/' "$out" && grep -q 'btl/rwv: rail 1: ofi/tcp' "$out"; then
         echo "ok - $label"
@@ -121,5 +133,6 @@ bad_input "ulimit -l 1024" "locked-memory limit (ulimit -l) is below 64 MiB" "ul
 ip link set rxenet down
 bad_input "the RDMA port down" "no active port has an IPv4 address" ":"
 ip link set rxenet up
+port_active
 rm -f "$out"
 exit $failed
