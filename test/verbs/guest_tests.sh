@@ -22,12 +22,25 @@ export OMPI_MCA_btl_rwv_backend=verbs OMPI_MCA_mpi_yield_when_idle=1
 failed=0
 out=$(mktemp)
 
-# after its netdev comes back up, rxe0's port takes a moment to be active again
-port_active () {
+# rxe0's port follows its netdev a moment later
+port_state () { # ACTIVE or DOWN
     for ((i = 0; i < 100; i++)); do
-        rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE' && return 0
+        rdma link show rxe0/1 2>/dev/null | grep -q "state $1" && return 0
         sleep 0.1
     done
+}
+port_active () { port_state ACTIVE; }
+
+# Open MPI 4.1.4 loses a help message now and then (see README): a run
+# whose output lacks the expected one is tried again, up to 3 times.
+run_expecting () { # message command...
+    local msg=$1 attempt
+    shift
+    for attempt in 1 2 3; do
+        "$@" > "$out" 2>&1
+        grep -q "$msg" "$out" && return 0
+    done
+    return 1
 }
 
 check () { # label pattern command...
@@ -115,14 +128,14 @@ rm -f "$agent" "$hosts"
 # Bad input: each gives its message; auto falls back to libfabric, verbs disqualifies
 bad_input () { # label expected-message setup-command
     local label=$1 msg=$2 setup=$3
-    (eval "$setup"; OMPI_MCA_btl_rwv_backend=auto "${one[@]}" -np 2 "$bin/mpi/test_pingpong_verify" -m 65536) \
-        > "$out" 2>&1
+    run_expecting "$msg" bash -c "$setup; OMPI_MCA_btl_rwv_backend=auto \"\$@\"" job "${one[@]}" -np 2 \
+        "$bin/mpi/test_pingpong_verify" -m 65536
     if grep -q "$msg" "$out" && grep -q '^ok - ping-pong' "$out" && grep -q 'rail 0: ofi/tcp' "$out"; then
         echo "ok - $label, under auto: the message, then the job runs on libfabric rails"
     else
-        echo "not ok - $label under auto"; tail -8 "$out" | sed 's/^/#   /'; failed=1
+        echo "not ok - $label under auto"; grep -v 'mca: base' "$out" | tail -8 | sed 's/^/#   /'; failed=1
     fi
-    (eval "$setup"; "${one[@]}" -np 2 "$bin/mpi/test_pingpong_verify" -m 65536) > "$out" 2>&1
+    run_expecting "$msg" bash -c "$setup; \"\$@\"" job "${one[@]}" -np 2 "$bin/mpi/test_pingpong_verify" -m 65536
     if grep -q "$msg" "$out" && ! grep -q '^ok - ping-pong' "$out"; then
         echo "ok - $label, under verbs: the message, and rwv disqualifies"
     else
@@ -131,6 +144,7 @@ bad_input () { # label expected-message setup-command
 }
 bad_input "ulimit -l 1024" "locked-memory limit (ulimit -l) is below 64 MiB" "ulimit -l 1024"
 ip link set rxenet down
+port_state DOWN
 bad_input "the RDMA port down" "no active port has an IPv4 address" ":"
 ip link set rxenet up
 port_active
