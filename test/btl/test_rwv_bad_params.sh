@@ -41,4 +41,9 @@ check_param "an interface list matching nothing" --mca btl_rwv_if_include nosuch
 check_param "an unknown provider" --mca btl_rwv_provider_include nosuchprov -- "btl_rwv_provider_include = nosuchprov"
 check_param "an unknown eager rail policy" --mca btl_rwv_eager_rail fastest -- "use first or round_robin"
 check_param "a stripe piece too small" --mca btl_rwv_stripe_min_size 100 -- "btl_rwv_stripe_min_size = 100"
+check_param "an unknown backend" --mca btl_rwv_backend rdma -- "use auto, ofi or verbs"
+if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+    check_param "the verbs backend on a machine without RDMA devices" --mca btl_rwv_backend verbs -- \
+        "no RDMA device was found"
+fi
 exit $fail
