@@ -468,6 +468,23 @@ static int verbs_prefix_len (const struct sockaddr_in *mask)
     return __builtin_popcount (mask->sin_addr.s_addr);
 }
 
+/* The device's NUMA node, from sysfs; -1 when unknown (rxe has none). */
+static int verbs_numa_node (const char *device)
+{
+    char path[160];
+    FILE *f;
+    int node = -1;
+
+    snprintf (path, sizeof (path), "/sys/class/infiniband/%s/device/numa_node", device);
+    if (NULL != (f = fopen (path, "r"))) {
+        if (1 != fscanf (f, "%d", &node)) {
+            node = -1;
+        }
+        fclose (f);
+    }
+    return node;
+}
+
 /* A rail listening on `addr' if an active RDMA port holds it: binding a cm
  * id to the address names the device and port. */
 static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index)
@@ -512,7 +529,7 @@ static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index
     /* RDMA writes may be placed out of order: eager messages use immediate data */
     rail->super.ordered_placement = false;
     rail->super.reads_after_writes = false;
-    rail->super.numa_node = -1;
+    rail->super.numa_node = verbs_numa_node (rail->device);
     snprintf (rail->super.ifname, sizeof (rail->super.ifname), "%s", ifa->ifa_name);
     inet_ntop (AF_INET, &addr->sin_addr, ip, sizeof (ip));
     snprintf (rail->super.name, sizeof (rail->super.name), "verbs/%s:%u %s %s", rail->device, rail->port,
