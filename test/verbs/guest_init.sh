@@ -6,7 +6,8 @@ mount -t proc proc /proc 2> /dev/null
 mount -t sysfs sys /sys 2> /dev/null
 mount -t devtmpfs dev /dev 2> /dev/null
 mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts && mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs /run
+# /tmp and /run stay the overlay's: writes land in its tmpfs, and a build
+# tree under the host's /tmp stays visible
 mkdir -p "/lib/modules/$RWV_KVER" && mount --bind "$RWV_KTREE/lib/modules/$RWV_KVER" "/lib/modules/$RWV_KVER"
 hostname rxeguest
 ip link set lo up
