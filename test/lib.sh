@@ -3,8 +3,10 @@
 # Open MPI 4.1.4's runtime loses show_help messages on their way to mpirun,
 # logging "ORTE_ERROR_LOG: ... in file .../orte/util/show_help.c" instead.
 # Measured here with stock components only (btl/tcp's own message for a bad
-# btl_tcp_if_include): 6 of 16 runs.  Run the command again, up to 4 times
+# btl_tcp_if_include): 6 of 16 runs.  Run the command again, up to 8 times
 # in all, only while that happens; a message that never comes still fails.
+# (4 were too few: at that rate one check in 50 lost all four, and CI has
+# a dozen such checks.)
 # Now and then a rank that aborts right after its show_help loses the
 # message with no such log line at all.  With RWV_EXPECT set to the
 # message's pattern, the command reruns while that message is missing,
@@ -14,7 +16,7 @@
 run_keeping_help () {
     local err=$1 rc attempt
     shift
-    for attempt in 1 2 3 4; do
+    for attempt in 1 2 3 4 5 6 7 8; do
         "$@" 2> "$err"
         rc=$?
         if [ -n "${RWV_EXPECT:-}" ]; then
