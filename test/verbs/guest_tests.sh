@@ -32,11 +32,11 @@ port_state () { # ACTIVE or DOWN
 port_active () { port_state ACTIVE; }
 
 # Open MPI 4.1.4 loses a help message now and then (see README): a run
-# whose output lacks the expected one is tried again, up to 3 times.
+# whose output lacks the expected one is tried again, up to 5 times.
 run_expecting () { # message command...
     local msg=$1 attempt
     shift
-    for attempt in 1 2 3; do
+    for attempt in 1 2 3 4 5; do
         "$@" > "$out" 2>&1
         grep -q "$msg" "$out" && return 0
     done
