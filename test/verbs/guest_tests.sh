@@ -10,7 +10,8 @@
 #    ranks per node, its node leaders writing their flags over verbs;
 #  - MPI one-sided between the 2 nodes (rwv's emulated atomics over verbs);
 #  - across backends (auto): a verbs rail and a tcp rail striped, and a
-#    stream going on when either goes down;
+#    stream going on when either goes down; across ports: two rxe devices
+#    as two verbs rails, a stream going on when one goes down;
 #  - ulimit -l too small, the port down: a message, then libfabric rails
 #    under auto, rwv disqualified under verbs.
 set -u
@@ -97,10 +98,10 @@ check "verbs, 2 nodes: MPI one-sided (osc/rdma) put, get, accumulate, fetch-and-
 # two-way stream is striped over both, and goes on when either link goes
 # down in the middle.
 ip link add tcpnet type dummy && ip addr add 203.0.113.1/24 dev tcpnet && ip link set tcpnet up
-stream_losing () { # label netdev
-    local label=$1 dev=$2 pid i
+stream_losing () { # label netdev [backend [second-rail-pattern]]
+    local label=$1 dev=$2 backend=${3:-auto} second=${4:-rail 1: ofi/tcp} pid i
     : > "$out"
-    OMPI_MCA_btl_rwv_backend=auto "${two[@]}" -np 2 --mca btl_rwv_if_exclude lo "$bin/mpi/test_stream_verify" \
+    OMPI_MCA_btl_rwv_backend=$backend "${two[@]}" -np 2 --mca btl_rwv_if_exclude lo "$bin/mpi/test_stream_verify" \
         -n 200 -s 1048576 -t 10 > "$out" 2>&1 &
     pid=$!
     for ((i = 0; i < 3000; i++)); do
@@ -113,16 +114,27 @@ stream_losing () { # label netdev
     ip link set "$dev" up
     port_active
     if [ "$rc" -eq 0 ] && grep -q '^ok - ' "$out" && grep -q 'lost a rail to host rxnode' "$out" &&
-       grep -q 'btl/rwv: rail 0: verbs/' "$out" && grep -q 'btl/rwv: rail 1: ofi/tcp' "$out"; then
+       grep -q 'btl/rwv: rail 0: verbs/' "$out" && grep -q "btl/rwv: $second" "$out"; then
         echo "ok - $label"
     else
         echo "not ok - $label: exit $rc"; grep -v '^# progress' "$out" | tail -10 | sed 's/^/#   /'
         failed=1
     fi
 }
+# Across ports: a second rxe device (rxe1 on rxenet2) is a second verbs
+# rail; the stream is striped over both and goes on when rxe1's link goes
+# down.
+ip link add rxenet2 type dummy && ip addr add 198.18.0.1/24 dev rxenet2 && ip link set rxenet2 up &&
+    rdma link add rxe1 type rxe netdev rxenet2
+stream_losing "verbs, 2 nodes, two verbs ports (rxe0, rxe1): two-way stream striped over both goes on when rxe1's link goes down" \
+    rxenet2 verbs 'rail 1: verbs/rxe1'
+rdma link delete rxe1
+ip link del rxenet2
+
 stream_losing "auto, 2 nodes, a verbs rail and a tcp rail: two-way stream of 200 messages up to 1 MiB goes on when the tcp rail goes down" tcpnet
 stream_losing "auto, 2 nodes, a verbs rail and a tcp rail: two-way stream goes on when the verbs port goes down" rxenet
 ip link del tcpnet
+
 rm -f "$agent" "$hosts"
 
 # Bad input: each gives its message; auto falls back to libfabric, verbs disqualifies

@@ -11,8 +11,9 @@ trap 'rm -f "$out"' EXIT
 
 "$here/rxe_guest.sh" "$here/guest_tests.sh" > "$out" 2>&1
 rc=$?
-# the guest's console adds terminal escapes; keep the result lines
-tr -d '\r' < "$out" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' > "$out.clean"
+# The guest's console adds terminal escapes, and the first result line
+# follows the firmware's text after a reset (ESC c): a reset starts a line.
+tr -d '\r' < "$out" | sed 's/\x1bc/\n/g; s/\x1b\[[0-9;?]*[a-zA-Z]//g' > "$out.clean"
 mv "$out.clean" "$out"
 if [ "$rc" -eq 77 ]; then
     echo "skip - verbs rail on soft-RoCE: $(sed -n 's/^rxe guest: skipped: //p' "$out" | head -1)"
