@@ -34,8 +34,7 @@ static void mca_btl_rwv_marker_complete (mca_btl_rwv_op_t *op, int status)
 
     MCA_BTL_RWV_LOCK(module);
     if (OPAL_SUCCESS == status) {
-        /* offset holds the number of small puts written before the marker */
-        mca_btl_rwv_conn_confirm_puts (conn, (uint64_t) marker->offset + 1);
+        mca_btl_rwv_conn_confirm_puts (conn, marker->puts_before + 1);
     } else if (MCA_BTL_RWV_CONN_FAILED != conn->state) {
         mca_btl_rwv_conn_failed (conn, "a flush marker on this rail failed");
     }
@@ -77,7 +76,7 @@ static void mca_btl_rwv_conn_mark (mca_btl_rwv_module_t *module, mca_btl_rwv_con
     marker->op.complete = mca_btl_rwv_marker_complete;
     marker->request = NULL;
     marker->conn = conn;
-    marker->offset = (size_t) conn->small_puts;
+    marker->puts_before = conn->small_puts;
     if (OPAL_SUCCESS != mca_btl_rwv_marker_post (module, conn, marker)) {
         opal_free_list_return (&module->pieces, &marker->op.super);
         return;
@@ -86,61 +85,46 @@ static void mca_btl_rwv_conn_mark (mca_btl_rwv_module_t *module, mca_btl_rwv_con
     conn->endpoint->ops_out++;
 }
 
-static void mca_btl_rwv_endpoint_mark (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint)
+/* Marks the peer's connections that need it, and folds the peer's state
+ * into the pass's. */
+static void mca_btl_rwv_endpoint_pass (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint,
+                                       bool *flushed, bool *failed)
 {
     for (int i = 0 ; i < MCA_BTL_RWV_MAX_RAILS ; ++i) {
         if (NULL != endpoint->conns[i]) {
             mca_btl_rwv_conn_mark (module, endpoint->conns[i]);
         }
     }
+    *flushed = *flushed && (0 == endpoint->ops_out || endpoint->failed);
+    *failed = *failed || endpoint->failed;
 }
 
-static bool mca_btl_rwv_endpoint_flushed (const mca_btl_rwv_endpoint_t *endpoint)
-{
-    return 0 == endpoint->ops_out || endpoint->failed;
-}
-
-/* Marks and waits; the marks are retried each pass, as a connection may
- * be out of room or not yet ready. */
-static bool mca_btl_rwv_flush_pass (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint)
+/* One peer, or all (NULL).  The marks are retried each pass, as a
+ * connection may be out of room or not yet ready. */
+static bool mca_btl_rwv_flush_pass (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint, bool *failed)
 {
     bool flushed = true;
 
+    *failed = false;
     MCA_BTL_RWV_LOCK(module);
     if (NULL != endpoint) {
-        mca_btl_rwv_endpoint_mark (module, endpoint);
-        flushed = mca_btl_rwv_endpoint_flushed (endpoint);
+        mca_btl_rwv_endpoint_pass (module, endpoint, &flushed, failed);
     } else {
         OPAL_LIST_FOREACH(endpoint, &module->endpoint_list, mca_btl_rwv_endpoint_t) {
-            mca_btl_rwv_endpoint_mark (module, endpoint);
-            flushed = flushed && mca_btl_rwv_endpoint_flushed (endpoint);
+            mca_btl_rwv_endpoint_pass (module, endpoint, &flushed, failed);
         }
     }
     MCA_BTL_RWV_UNLOCK(module);
     return flushed;
 }
 
-static bool mca_btl_rwv_flush_failed (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint)
-{
-    bool failed = false;
-
-    if (NULL != endpoint) {
-        return endpoint->failed;
-    }
-    MCA_BTL_RWV_LOCK(module);
-    OPAL_LIST_FOREACH(endpoint, &module->endpoint_list, mca_btl_rwv_endpoint_t) {
-        failed = failed || endpoint->failed;
-    }
-    MCA_BTL_RWV_UNLOCK(module);
-    return failed;
-}
-
 int mca_btl_rwv_flush (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint)
 {
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    bool failed;
 
-    while (!mca_btl_rwv_flush_pass (module, endpoint)) {
+    while (!mca_btl_rwv_flush_pass (module, endpoint, &failed)) {
         opal_progress ();
     }
-    return mca_btl_rwv_flush_failed (module, endpoint) ? OPAL_ERR_UNREACH : OPAL_SUCCESS;
+    return failed ? OPAL_ERR_UNREACH : OPAL_SUCCESS;
 }

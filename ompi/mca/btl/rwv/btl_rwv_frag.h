@@ -127,6 +127,7 @@ typedef struct mca_btl_rwv_piece_t {
     struct mca_btl_rwv_conn_t *conn;
     size_t offset;
     size_t len;
+    uint64_t puts_before;     /* a flush marker: small puts on conn written before it */
 } mca_btl_rwv_piece_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_piece_t);
 

@@ -177,6 +177,12 @@ static int mca_btl_rwv_rcache_create (mca_btl_rwv_module_t *module)
 
 /* ------------------------------------------------------------ lifecycle */
 
+/* A free list of requests with no memory of their own to register. */
+static int mca_btl_rwv_bookkeeping_list_init (opal_free_list_t *list, size_t size, opal_class_t *class)
+{
+    return opal_free_list_init (list, size, opal_cache_line_size, class, 0, 0, 64, -1, 64, NULL, 0, NULL, NULL, NULL);
+}
+
 int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
 {
     int rc;
@@ -204,18 +210,16 @@ int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
-    rc = opal_free_list_init (&module->rdma_ops, sizeof (mca_btl_rwv_rdma_op_t), opal_cache_line_size,
-                              OBJ_CLASS(mca_btl_rwv_rdma_op_t), 0, 0, 64, -1, 64, NULL, 0, NULL, NULL, NULL);
-    if (OPAL_SUCCESS != rc) {
-        return rc;
+    rc = mca_btl_rwv_bookkeeping_list_init (&module->rdma_ops, sizeof (mca_btl_rwv_rdma_op_t),
+                                            OBJ_CLASS(mca_btl_rwv_rdma_op_t));
+    if (OPAL_SUCCESS == rc) {
+        rc = mca_btl_rwv_bookkeeping_list_init (&module->atomics, sizeof (mca_btl_rwv_atomic_t),
+                                                OBJ_CLASS(mca_btl_rwv_atomic_t));
     }
-    rc = opal_free_list_init (&module->atomics, sizeof (mca_btl_rwv_atomic_t), opal_cache_line_size,
-                              OBJ_CLASS(mca_btl_rwv_atomic_t), 0, 0, 64, -1, 64, NULL, 0, NULL, NULL, NULL);
-    if (OPAL_SUCCESS != rc) {
-        return rc;
+    if (OPAL_SUCCESS == rc) {
+        rc = mca_btl_rwv_bookkeeping_list_init (&module->pieces, sizeof (mca_btl_rwv_piece_t),
+                                                OBJ_CLASS(mca_btl_rwv_piece_t));
     }
-    rc = opal_free_list_init (&module->pieces, sizeof (mca_btl_rwv_piece_t), opal_cache_line_size,
-                              OBJ_CLASS(mca_btl_rwv_piece_t), 0, 0, 64, -1, 64, NULL, 0, NULL, NULL, NULL);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }

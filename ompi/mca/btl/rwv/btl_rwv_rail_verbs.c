@@ -218,54 +218,48 @@ static void verbs_disconnect (mca_btl_rwv_conn_t *conn)
 
 /* ------------------------------------------------------------ data */
 
-static int verbs_post (mca_btl_rwv_conn_t *conn, struct ibv_send_wr *wr)
+/* One RDMA work request: `lkey' 0 with IBV_SEND_INLINE (the data is copied
+ * into the request), `op' NULL for nothing to call back. */
+static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, const void *buf, size_t len,
+                       uint32_t lkey, unsigned int flags, uint64_t raddr, uint64_t rkey, uint32_t imm,
+                       mca_btl_rwv_op_t *op)
 {
-    struct ibv_send_wr *bad;
+    struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len, .lkey = lkey};
+    struct ibv_send_wr wr = {
+        .wr_id = (uintptr_t) op, .sg_list = &sge, .num_sge = 1, .opcode = opcode, .send_flags = flags,
+        .imm_data = htonl (imm), .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
+    }, *bad;
 
-    return 0 == ibv_post_send (verbs_qp (conn), wr, &bad) ? OPAL_SUCCESS : OPAL_ERR_OUT_OF_RESOURCE;
+    return 0 == ibv_post_send (verbs_qp (conn), &wr, &bad) ? OPAL_SUCCESS : OPAL_ERR_OUT_OF_RESOURCE;
+}
+
+static enum ibv_wr_opcode verbs_write_opcode (bool with_imm)
+{
+    return with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
 }
 
 static int verbs_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
                         uint64_t rkey, bool with_imm, uint32_t imm, bool delivered, mca_btl_rwv_op_t *op)
 {
-    struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len,
-                          .lkey = ((struct ibv_mr *) desc)->lkey};
-    struct ibv_send_wr wr = {
-        .wr_id = (uintptr_t) op, .sg_list = &sge, .num_sge = 1,
-        .opcode = with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE, .imm_data = htonl (imm),
-        .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
-    };
-
-    return verbs_post (conn, &wr);
+    return verbs_post (conn, verbs_write_opcode (with_imm), buf, len, ((struct ibv_mr *) desc)->lkey, 0, raddr,
+                       rkey, imm, op);
 }
 
-/* Inline: the data is copied into the work request, so no key is needed
- * and the buffer is free on return.  Signalled like every send (the queue
- * retires it), with nothing to call back. */
+/* Inline: the buffer is free on return.  Signalled like every send (the
+ * queue retires it), with nothing to call back. */
 static int verbs_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr,
                                uint64_t rkey, bool with_imm, uint32_t imm)
 {
-    struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len};
-    struct ibv_send_wr wr = {
-        .wr_id = 0, .sg_list = &sge, .num_sge = 1, .send_flags = IBV_SEND_INLINE,
-        .opcode = with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE, .imm_data = htonl (imm),
-        .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
-    };
-
-    return len <= conn->rail->inject_size ? verbs_post (conn, &wr) : OPAL_ERR_OUT_OF_RESOURCE;
+    if (len > conn->rail->inject_size) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    return verbs_post (conn, verbs_write_opcode (with_imm), buf, len, 0, IBV_SEND_INLINE, raddr, rkey, imm, NULL);
 }
 
 static int verbs_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc, uint64_t raddr, uint64_t rkey,
                        mca_btl_rwv_op_t *op)
 {
-    struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len,
-                          .lkey = ((struct ibv_mr *) desc)->lkey};
-    struct ibv_send_wr wr = {
-        .wr_id = (uintptr_t) op, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
-        .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
-    };
-
-    return verbs_post (conn, &wr);
+    return verbs_post (conn, IBV_WR_RDMA_READ, buf, len, ((struct ibv_mr *) desc)->lkey, 0, raddr, rkey, 0, op);
 }
 
 static int verbs_mr_reg (mca_btl_rwv_rail_t *r, void *base, size_t len, void **mr, void **desc, uint64_t *rkey)
