@@ -84,6 +84,35 @@ echo
 echo "vader is shared memory with single-copy (CMA); rwv and tcp go through the loopback interface here."
 echo
 
+# Do no harm: a one-node job in Open MPI's default BTL set (vader carries
+# it), without our components on the component path and with them, as a
+# system-wide install would have them; 5 rounds, interleaved.
+do_no_harm () {
+    local sizes="1 1048576" round c
+    for ((round = 1; round <= 5; round++)); do
+        bench_progress "do no harm, one node, round $round of 5"
+        run_mpi harm stock local_mpirun --mca mca_base_component_path SYS_DEFAULT
+        run_mpi harm installed local_mpirun
+    done
+    for c in stock installed; do summarize harm "$c"; done
+    echo "## Do no harm: a one-node job that never uses rwv (default BTL set, 2 ranks, 5 rounds interleaved)"
+    echo
+    echo "| metric | stock (our components not installed) | installed (rwv, regcache, rdmabar on the component path) | installed vs stock |"
+    echo "|---|---:|---:|---:|"
+    for row in "1 2 latency at 1 B, us" "1048576 3 bandwidth at 1 MiB, MB/s" "1048576 4 bidirectional at 1 MiB, MB/s"; do
+        set -- $row
+        local s=$1 col=$2 a b
+        shift 2
+        a=$(cell harm stock "$s" "$col"); b=$(cell harm installed "$s" "$col")
+        echo "| $* | $a | $b | $(bench_ratio "$b" "$a") |"
+    done
+    echo
+    echo "Both runs take Open MPI's default selection (vader between the two ranks); the second has our"
+    echo "components on the component path, so rwv is opened, discovers its rails and sits in the progress loop."
+    echo
+}
+do_no_harm
+
 if ! cluster_check_privileges 2>/dev/null; then
     echo "Two-node rows skipped: network namespaces need root (run ./quickstart.sh as root)."
     exit 0

@@ -508,20 +508,30 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
 
 /* ------------------------------------------------------------ progress */
 
+/* Looking for connection events costs a system call per rail (an
+ * epoll_wait in libfabric's tcp provider, a read of the rdmacm channel):
+ * every eighth call while connections exist, every 1024th while none does.
+ * A job whose peers all use other BTLs (vader on one node) then pays next
+ * to nothing for rwv being in the default set, and a first connection
+ * request waits at most 1024 progress calls (microseconds in a spin loop). */
+#define MCA_BTL_RWV_CM_POLL_MASK 7
+#define MCA_BTL_RWV_CM_POLL_MASK_IDLE 1023
+
 int mca_btl_rwv_progress (void)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int32_t idle = 0;
     int count = 0, size;
+    unsigned cm_mask;
 
     if (NULL == module || !opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
         return 0;
     }
+    cm_mask = mca_btl_rwv_module_has_conns (module) ? MCA_BTL_RWV_CM_POLL_MASK : MCA_BTL_RWV_CM_POLL_MASK_IDLE;
     for (int i = 0 ; i < module->num_rails ; ++i) {
         count += module->rails[i]->ops->poll_completions (module->rails[i]);
     }
-    /* connection set-up is rare: look every eighth call */
-    if (0 == (module->progress_calls & 7)) {
+    if (0 == (module->progress_calls & cm_mask)) {
         MCA_BTL_RWV_LOCK(module);
         for (int i = 0 ; i < module->num_rails ; ++i) {
             count += module->rails[i]->ops->poll_connections (module->rails[i]);

@@ -215,7 +215,8 @@ void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now)
  * that lost it keep to their other rails. */
 void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now)
 {
-    if (now < module->next_link_check) {
+    /* a job that never used rwv pays no ioctl for it */
+    if (now < module->next_link_check || !mca_btl_rwv_module_has_conns (module)) {
         return;
     }
     module->next_link_check = now + MCA_BTL_RWV_LINK_CHECK_INTERVAL;
