@@ -99,8 +99,8 @@ static int rwv_register (void)
         "Comma-separated interface names or IPv4 CIDR networks never to use as rails. The "
         "loopback interface is only ever used between processes on one node", "", &c->if_exclude);
     rwv_register_int ("eager_slots",
-        "Slots in the receive ring each peer writes eager messages into (at least 2). Also "
-        "the most messages in flight to one peer before sends queue", 16, &c->eager_slots);
+        "Slots in the receive ring each peer writes eager messages into (at least 2; slots x "
+        "btl_rwv_eager_slot_size at most 64 MiB). Also the most messages in flight to one peer before sends queue", 16, &c->eager_slots);
     rwv_register_int ("eager_slot_size",
         "Bytes per receive-ring slot, a multiple of 8 from 256 to 1048576. A message of up to "
         "slot size - 32 bytes travels eagerly; memory per connected peer and rail is "
@@ -247,6 +247,27 @@ static bool rwv_choose (const char *param, const char *value, const char **names
     return rwv_invalid (param, value, why);
 }
 
+/* Every connected peer gets a ring on every rail it uses: a size that
+ * multiplies into gigabytes per peer is a typo, not a tuning, and would
+ * fail only later, on first contact, far from its cause. */
+#define MCA_BTL_RWV_MAX_RING_BYTES (64ul << 20)
+
+static bool rwv_ring_size_valid (void)
+{
+    mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
+    size_t ring = (size_t) c->eager_slots * (size_t) c->eager_slot_size;
+    char value[64], why[256];
+
+    if (ring <= MCA_BTL_RWV_MAX_RING_BYTES) {
+        return true;
+    }
+    snprintf (value, sizeof (value), "%d x btl_rwv_eager_slot_size %d", c->eager_slots, c->eager_slot_size);
+    snprintf (why, sizeof (why), "that is %.1f MiB of receive ring per connected peer and rail; at most %lu MiB "
+              "is allowed (the default is 16 x 65568 bytes, about 1 MiB)", ring / 1048576.0,
+              MCA_BTL_RWV_MAX_RING_BYTES >> 20);
+    return rwv_invalid ("btl_rwv_eager_slots", value, why);
+}
+
 /* Check every parameter; say what is wrong with the first bad one. */
 static bool rwv_params_valid (void)
 {
@@ -277,6 +298,9 @@ static bool rwv_params_valid (void)
     snprintf (value, sizeof (value), "%d", c->eager_slot_size);
     if (c->eager_slot_size < 256 || c->eager_slot_size > (1 << 20) || c->eager_slot_size % 8) {
         return rwv_invalid ("btl_rwv_eager_slot_size", value, "use a multiple of 8 from 256 to 1048576");
+    }
+    if (!rwv_ring_size_valid ()) {
+        return false;
     }
     rwv_derive_eager_limits ();
     snprintf (value, sizeof (value), "%zu", template->btl_eager_limit);
