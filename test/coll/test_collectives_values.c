@@ -6,7 +6,8 @@
  * any reduction out of rank order).  Also: nonblocking collectives
  * overlapped with point-to-point traffic that a blocking implementation
  * would deadlock on, and several nonblocking collectives in flight at once
- * completed in reverse order.
+ * completed in reverse order.  On the world, a split with reversed rank
+ * order, and a communicator merged from an intercommunicator.
  *
  * Run it with `--mca coll rdmabar' alone to prove rdmabar carries a whole
  * MPI program; in the default set it checks Open MPI's own components.
@@ -641,6 +642,31 @@ static void check_neighborhood (int want_error)
                        : "neighborhood collective", BLOCKING, 0, bad);
 }
 
+/* The world's halves joined by an intercommunicator and merged with the
+ * upper half first: everything again on the merged communicator. */
+static void run_on_merged (int world_size)
+{
+    MPI_Comm local, inter;
+    int world_rank, upper;
+
+    MPI_Comm_rank (MPI_COMM_WORLD, &world_rank);
+    upper = world_rank >= world_size / 2;
+    MPI_Comm_split (MPI_COMM_WORLD, upper, world_rank, &local);
+    MPI_Intercomm_create (local, 0, MPI_COMM_WORLD, upper ? 0 : world_size / 2, 11, &inter);
+    MPI_Intercomm_merge (inter, !upper, &comm);
+    MPI_Comm_rank (comm, &rank);
+    MPI_Comm_size (comm, &size);
+    if (0 == rank && !quiet) {
+        printf ("# again on a communicator merged from an intercommunicator (the upper half first)\n");
+    }
+    report ("MPI_Intercomm_merge: the upper half comes first", BLOCKING, 0,
+            rank != (upper ? world_rank - world_size / 2 : world_size - world_size / 2 + world_rank));
+    run_all ();
+    MPI_Comm_free (&comm);
+    MPI_Comm_free (&inter);
+    MPI_Comm_free (&local);
+}
+
 int main (int argc, char **argv)
 {
     int want_error = 0, world_size;
@@ -670,6 +696,9 @@ int main (int argc, char **argv)
     run_all ();
     MPI_Comm_free (&comm);
     MPI_Comm_size (MPI_COMM_WORLD, &world_size);
+    if (world_size > 1) {
+        run_on_merged (world_size);
+    }
     if (0 == rank && quiet && 0 == failures) {
         printf ("ok - %d checks of every collective (blocking, nonblocking, persistent; in place; non-commutative "
                 "op; overlap) gave the right values at %d ranks\n", passed, world_size);

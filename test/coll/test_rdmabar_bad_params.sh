@@ -2,7 +2,8 @@
 # Proves invalid coll/rdmabar parameters give a clear message and the
 # defaults: a negative priority (rdmabar keeps its default and still
 # supplies the barrier), an unknown algorithm name (Open MPI's own message;
-# the job runs with the default algorithm).
+# the job runs with the default algorithm), priority 0 with rdmabar the only
+# coll component (rdmabar's message naming the fix; MPI_Init fails, no crash).
 set -u
 . "$(dirname "$0")/../lib.sh"
 bin=$RWV_BUILD/test/coll/test_barrier
@@ -27,4 +28,14 @@ if [ "$rc" -eq 0 ] && grep -q 'Variable *: coll_rdmabar_algorithm' "$err" && gre
     echo "ok - an unknown coll_rdmabar_algorithm: Open MPI names the parameter, the value and the valid ones; the job runs"
 else
     echo "not ok - unknown algorithm: exit $rc"; tail -5 "$err"
+fi
+
+out=$(RWV_EXPECT="cannot supply every collective" run_keeping_help "$err" timeout 60 mpirun -np 2 --mca coll rdmabar \
+      --mca coll_rdmabar_priority 0 "$bin" -n 1 -c 1 -b 1)
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'Why: *coll_rdmabar_priority is 0: rdmabar is switched off' "$err" &&
+   grep -q -- '--mca coll rdmabar,inter,basic,libnbc,self' "$err" && ! grep -q -e 'Segmentation fault' -e 'signal 11' "$err"; then
+    echo "ok - coll_rdmabar_priority 0 with rdmabar the only coll component: a message naming the fix, MPI_Init fails without a crash"
+else
+    echo "not ok - priority 0 alone: exit $rc"; tail -5 "$err"
 fi

@@ -90,6 +90,23 @@ void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value, bool remote
 
 /* coll_rdmabar_fill.c: every collective no component below supplies */
 int mca_coll_rdmabar_fill (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm);
+/* rdmabar is the only coll component and cannot serve comm (why): say how to fix it */
+void mca_coll_rdmabar_incomplete (struct ompi_communicator_t *comm, const char *why);
+#define MCA_COLL_RDMABAR_NO_NBC "this Open MPI's collective requests are not laid out as in 4.1, so rdmabar " \
+    "supplies no nonblocking or persistent collective"
+
+/* coll_rdmabar_inter.c: the same for an intercommunicator */
+int mca_coll_rdmabar_inter_enable (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm);
+
+/* Supply collective `name' as fn unless a component below did (in
+ * a function counting in `filled'). */
+#define RDMABAR_FILL(name, fn)                                  \
+    do {                                                        \
+        if (NULL == comm->c_coll->coll_##name) {                \
+            module->super.coll_##name = fn;                     \
+            ++filled;                                           \
+        }                                                       \
+    } while (0)
 
 /* coll_rdmabar_nbc.c: one-round linear requests */
 bool mca_coll_rdmabar_nbc_open (void);

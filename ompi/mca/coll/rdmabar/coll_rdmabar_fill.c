@@ -132,15 +132,25 @@ RDMABAR_NO_NEIGHBOR(gatherv_init, RDMABAR_GATHERV_PARAMS, RDMABAR_INIT_TAIL)
 RDMABAR_NO_NEIGHBOR(alltoallv_init, RDMABAR_ALLTOALLV_PARAMS, RDMABAR_INIT_TAIL)
 RDMABAR_NO_NEIGHBOR(alltoallw_init, RDMABAR_NEIGHBOR_ALLTOALLW_PARAMS, RDMABAR_INIT_TAIL)
 
-/* ------------------------------------------------------------ filling */
+/* ------------------------------------------------------------ when alone is not enough */
 
-#define RDMABAR_FILL(name, fn)                                  \
-    do {                                                        \
-        if (NULL == comm->c_coll->coll_##name) {                \
-            module->super.coll_##name = fn;                     \
-            ++filled;                                           \
-        }                                                       \
-    } while (0)
+/* Open MPI refuses a communicator one of whose collectives nobody
+ * supplies (and 4.1 can crash while cleaning up after that).  When rdmabar
+ * is the only coll component allowed, that gap is rdmabar's: say which,
+ * and how to fill it, once per process. */
+void mca_coll_rdmabar_incomplete (struct ompi_communicator_t *comm, const char *why)
+{
+    static bool said;
+
+    if (said || 1 != opal_list_get_size (&ompi_coll_base_framework.framework_components)) {
+        return;
+    }
+    said = true;
+    opal_show_help ("help-coll-rdmabar.txt", "alone-incomplete", true, ompi_process_info.nodename, comm->c_name,
+                    (unsigned) ompi_comm_get_cid (comm), why);
+}
+
+/* ------------------------------------------------------------ filling */
 
 static int rdmabar_fill_blocking (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm)
 {
@@ -249,8 +259,8 @@ int mca_coll_rdmabar_fill (mca_coll_rdmabar_module_t *module, struct ompi_commun
         filled += rdmabar_fill_nonblocking (module, comm) + rdmabar_fill_persistent (module, comm);
     } else {
         opal_output_verbose (MCA_BASE_VERBOSE_WARN, ompi_coll_base_framework.framework_output,
-                             "coll/rdmabar: this Open MPI's collective requests are not laid out as in 4.1; "
-                             "rdmabar supplies no nonblocking or persistent collectives");
+                             "coll/rdmabar: %s: %s", comm->c_name, MCA_COLL_RDMABAR_NO_NBC);
+        mca_coll_rdmabar_incomplete (comm, MCA_COLL_RDMABAR_NO_NBC);
     }
 
     if (0 == filled) {

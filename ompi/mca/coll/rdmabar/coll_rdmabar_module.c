@@ -50,11 +50,15 @@ OBJ_CLASS_INSTANCE(mca_coll_rdmabar_module_t, mca_coll_base_module_t, mca_coll_r
 
 /* Keep the barrier of the component below for set-up and fallback; with
  * no component below, take over every collective it would have supplied,
- * with libmpi's recursive-doubling barrier in the fallback role. */
+ * with libmpi's recursive-doubling barrier in the fallback role.  An
+ * intercommunicator gets only what no component below supplies. */
 static int mca_coll_rdmabar_module_enable (mca_coll_base_module_t *base, struct ompi_communicator_t *comm)
 {
     mca_coll_rdmabar_module_t *module = (mca_coll_rdmabar_module_t *) base;
 
+    if (OMPI_COMM_IS_INTER(comm)) {
+        return mca_coll_rdmabar_inter_enable (module, comm);
+    }
     if (mca_coll_rdmabar_fill (module, comm) < 0) {
         return OMPI_ERROR;
     }
@@ -73,7 +77,8 @@ mca_coll_base_module_t *mca_coll_rdmabar_comm_query (struct ompi_communicator_t 
 {
     mca_coll_rdmabar_module_t *module;
 
-    if (OMPI_COMM_IS_INTER(comm) || mca_coll_rdmabar_component.priority <= 0) {
+    if (mca_coll_rdmabar_component.priority <= 0) {
+        mca_coll_rdmabar_incomplete (comm, "coll_rdmabar_priority is 0: rdmabar is switched off");
         return NULL;
     }
     module = OBJ_NEW(mca_coll_rdmabar_module_t);
@@ -82,6 +87,7 @@ mca_coll_base_module_t *mca_coll_rdmabar_comm_query (struct ompi_communicator_t 
     }
     *priority = mca_coll_rdmabar_component.priority;
     module->super.coll_module_enable = mca_coll_rdmabar_module_enable;
-    module->super.coll_barrier = mca_coll_rdmabar_barrier;
+    /* an intercommunicator's barrier, if rdmabar supplies it, is set at enable time */
+    module->super.coll_barrier = OMPI_COMM_IS_INTER(comm) ? NULL : mca_coll_rdmabar_barrier;
     return &module->super;
 }

@@ -1,0 +1,359 @@
+/*
+ * Collectives on intercommunicators, for when no other coll component
+ * supplies them: with `--mca coll rdmabar` alone nothing else would, and
+ * Open MPI 4.1 then refuses the intercommunicator (and crashes while
+ * cleaning up: see README).  In the default set coll/inter, basic and
+ * libnbc supply them all and rdmabar steps aside.
+ *
+ * Each collective is one round of the request engine
+ * (coll_rdmabar_request.h) between this rank and the ranks of the remote
+ * group (on an intercommunicator a peer rank names a remote rank): linear,
+ * correct for any group sizes, and never blocking, so the same request
+ * serves the blocking form (started and waited for), the nonblocking one
+ * and the persistent one.  Who sends what follows the MPI standard's
+ * definitions directly:
+ *
+ *   barrier      a zero-byte message to and from every remote rank: a rank
+ *                leaves only after every remote rank entered
+ *   rooted       MPI_ROOT talks to every remote rank, MPI_PROC_NULL to
+ *                none, the others to the (remote) root only
+ *   all-to-all   every rank exchanges its blocks with every remote rank
+ *   reductions   the remote group's contributions, reduced here in its
+ *                rank order (non-commutative operations are right);
+ *                reduce_scatter sends each remote rank the whole vector,
+ *                since the senders do not know how the receivers split it
+ *
+ * Scan and exscan do not exist on intercommunicators (MPI refuses them
+ * before any component is asked), nor do neighborhood collectives.
+ */
+#include "ompi_config.h"
+
+#include "mpi.h"
+
+#include "opal/util/output.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/coll/base/base.h"
+#include "ompi/mca/coll/base/coll_base_functions.h"
+#include "ompi/mca/coll/base/coll_tags.h"
+
+#include "coll_rdmabar.h"
+#include "coll_rdmabar_request.h"
+
+typedef struct ompi_communicator_t comm_t;
+typedef mca_coll_rdmabar_request_t req_t;
+
+/* ------------------------------------------------------------ building blocks */
+
+static int inter_new (comm_t *comm, int tag, int xfers_per_peer, bool persistent, req_t **out)
+{
+    return mca_coll_rdmabar_req_new (comm, tag, xfers_per_peer * ompi_comm_remote_size (comm), persistent, out);
+}
+
+/* the root (MPI_ROOT) receives block p from remote rank p; the remote group sends */
+static int inter_gather_into (const void *sbuf, int scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
+                              int root, comm_t *comm, int tag, bool persistent, req_t **out)
+{
+    int rc = inter_new (comm, tag, 1, persistent, out);
+
+    for (int p = 0 ; OMPI_SUCCESS == rc && MPI_ROOT == root && p < ompi_comm_remote_size (comm) ; ++p) {
+        mca_coll_rdmabar_req_recv (*out, rdmabar_at (r, p), rdmabar_count (r, p), rdmabar_type (r, p), p);
+    }
+    if (OMPI_SUCCESS == rc && MPI_ROOT != root && MPI_PROC_NULL != root) {
+        mca_coll_rdmabar_req_send (*out, sbuf, scount, stype, root);
+    }
+    return rc;
+}
+
+/* the root (MPI_ROOT) sends block p to remote rank p; the remote group receives */
+static int inter_scatter_from (const rdmabar_layout_t *s, void *rbuf, int rcount, ompi_datatype_t *rtype, int root,
+                               comm_t *comm, int tag, bool persistent, req_t **out)
+{
+    int rc = inter_new (comm, tag, 1, persistent, out);
+
+    for (int p = 0 ; OMPI_SUCCESS == rc && MPI_ROOT == root && p < ompi_comm_remote_size (comm) ; ++p) {
+        mca_coll_rdmabar_req_send (*out, rdmabar_at (s, p), rdmabar_count (s, p), rdmabar_type (s, p), p);
+    }
+    if (OMPI_SUCCESS == rc && MPI_ROOT != root && MPI_PROC_NULL != root) {
+        mca_coll_rdmabar_req_recv (*out, rbuf, rcount, rtype, root);
+    }
+    return rc;
+}
+
+/* my one block to every remote rank; block p of r from remote rank p */
+static int inter_allgather_into (const void *sbuf, int scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
+                                 comm_t *comm, int tag, bool persistent, req_t **out)
+{
+    int rc = inter_new (comm, tag, 2, persistent, out);
+
+    for (int p = 0 ; OMPI_SUCCESS == rc && p < ompi_comm_remote_size (comm) ; ++p) {
+        mca_coll_rdmabar_req_recv (*out, rdmabar_at (r, p), rdmabar_count (r, p), rdmabar_type (r, p), p);
+        mca_coll_rdmabar_req_send (*out, sbuf, scount, stype, p);
+    }
+    return rc;
+}
+
+/* block p of s to remote rank p, block p of r from it */
+static int inter_exchange (const rdmabar_layout_t *s, const rdmabar_layout_t *r, comm_t *comm, int tag,
+                           bool persistent, req_t **out)
+{
+    int rc = inter_new (comm, tag, 2, persistent, out);
+
+    for (int p = 0 ; OMPI_SUCCESS == rc && p < ompi_comm_remote_size (comm) ; ++p) {
+        mca_coll_rdmabar_req_recv (*out, rdmabar_at (r, p), rdmabar_count (r, p), rdmabar_type (r, p), p);
+        mca_coll_rdmabar_req_send (*out, rdmabar_at (s, p), rdmabar_count (s, p), rdmabar_type (s, p), p);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ the collectives */
+
+static int build_barrier (comm_t *comm, bool persistent, req_t **out)
+{
+    int rc = inter_new (comm, MCA_COLL_BASE_TAG_BARRIER, 2, persistent, out);
+
+    for (int p = 0 ; OMPI_SUCCESS == rc && p < ompi_comm_remote_size (comm) ; ++p) {
+        mca_coll_rdmabar_req_recv (*out, NULL, 0, MPI_BYTE, p);
+        mca_coll_rdmabar_req_send (*out, NULL, 0, MPI_BYTE, p);
+    }
+    return rc;
+}
+
+static int build_bcast (void *buf, int count, ompi_datatype_t *type, int root, comm_t *comm, bool persistent,
+                        req_t **out)
+{
+    int rc = inter_new (comm, MCA_COLL_BASE_TAG_BCAST, 1, persistent, out);
+
+    for (int p = 0 ; OMPI_SUCCESS == rc && MPI_ROOT == root && p < ompi_comm_remote_size (comm) ; ++p) {
+        mca_coll_rdmabar_req_send (*out, buf, count, type, p);
+    }
+    if (OMPI_SUCCESS == rc && MPI_ROOT != root && MPI_PROC_NULL != root) {
+        mca_coll_rdmabar_req_recv (*out, buf, count, type, root);
+    }
+    return rc;
+}
+
+static int build_gather (RDMABAR_GATHER_PARAMS, int root, comm_t *comm, bool persistent, req_t **out)
+{
+    rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, NULL, NULL, rtype, NULL);
+    return inter_gather_into (sbuf, scount, stype, &r, root, comm, MCA_COLL_BASE_TAG_GATHER, persistent, out);
+}
+
+static int build_gatherv (RDMABAR_GATHERV_PARAMS, int root, comm_t *comm, bool persistent, req_t **out)
+{
+    rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, displs, rtype, NULL);
+    return inter_gather_into (sbuf, scount, stype, &r, root, comm, MCA_COLL_BASE_TAG_GATHERV, persistent, out);
+}
+
+static int build_scatter (RDMABAR_GATHER_PARAMS, int root, comm_t *comm, bool persistent, req_t **out)
+{
+    rdmabar_layout_t s = rdmabar_layout (sbuf, scount, NULL, NULL, stype, NULL);
+    return inter_scatter_from (&s, rbuf, rcount, rtype, root, comm, MCA_COLL_BASE_TAG_SCATTER, persistent, out);
+}
+
+static int build_scatterv (RDMABAR_SCATTERV_PARAMS, int root, comm_t *comm, bool persistent, req_t **out)
+{
+    rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, displs, stype, NULL);
+    return inter_scatter_from (&s, rbuf, rcount, rtype, root, comm, MCA_COLL_BASE_TAG_SCATTERV, persistent, out);
+}
+
+static int build_allgather (RDMABAR_GATHER_PARAMS, comm_t *comm, bool persistent, req_t **out)
+{
+    rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, NULL, NULL, rtype, NULL);
+    return inter_allgather_into (sbuf, scount, stype, &r, comm, MCA_COLL_BASE_TAG_ALLGATHER, persistent, out);
+}
+
+static int build_allgatherv (RDMABAR_GATHERV_PARAMS, comm_t *comm, bool persistent, req_t **out)
+{
+    rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, displs, rtype, NULL);
+    return inter_allgather_into (sbuf, scount, stype, &r, comm, MCA_COLL_BASE_TAG_ALLGATHERV, persistent, out);
+}
+
+static int build_alltoall (RDMABAR_GATHER_PARAMS, comm_t *comm, bool persistent, req_t **out)
+{
+    rdmabar_layout_t s = rdmabar_layout (sbuf, scount, NULL, NULL, stype, NULL);
+    rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, NULL, NULL, rtype, NULL);
+    return inter_exchange (&s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALL, persistent, out);
+}
+
+static int build_alltoallv (RDMABAR_ALLTOALLV_PARAMS, comm_t *comm, bool persistent, req_t **out)
+{
+    rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, sdispls, stype, NULL);
+    rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, rdispls, rtype, NULL);
+    return inter_exchange (&s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALLV, persistent, out);
+}
+
+static int build_alltoallw (RDMABAR_ALLTOALLW_PARAMS, comm_t *comm, bool persistent, req_t **out)
+{
+    rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, sdispls, NULL, stypes);
+    rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, rdispls, NULL, rtypes);
+    return inter_exchange (&s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALLW, persistent, out);
+}
+
+/* The root (MPI_ROOT) reduces the remote group's contributions. */
+static int build_reduce (RDMABAR_REDUCE_PARAMS, int root, comm_t *comm, bool persistent, req_t **out)
+{
+    int rc = inter_new (comm, MCA_COLL_BASE_TAG_REDUCE, 1, persistent, out);
+
+    if (OMPI_SUCCESS != rc || MPI_PROC_NULL == root) {
+        return rc;
+    }
+    if (MPI_ROOT == root) {
+        return mca_coll_rdmabar_req_reduction_remote (*out, count, 0, count, type, op, rbuf);
+    }
+    mca_coll_rdmabar_req_send (*out, sbuf, count, type, root);
+    return rc;
+}
+
+/* Every rank sends its vector to every remote rank and reduces theirs. */
+static int build_allreduce (RDMABAR_REDUCE_PARAMS, comm_t *comm, bool persistent, req_t **out)
+{
+    int rc = inter_new (comm, MCA_COLL_BASE_TAG_ALLREDUCE, 2, persistent, out);
+
+    for (int p = 0 ; OMPI_SUCCESS == rc && p < ompi_comm_remote_size (comm) ; ++p) {
+        mca_coll_rdmabar_req_send (*out, sbuf, count, type, p);
+    }
+    return OMPI_SUCCESS == rc ? mca_coll_rdmabar_req_reduction_remote (*out, count, 0, count, type, op, rbuf) : rc;
+}
+
+/* Both groups' vectors have the same length, here size * rcount, split
+ * evenly over the remote group: remote rank p gets the p-th block. */
+static int build_reduce_scatter_block (RDMABAR_REDSCATB_PARAMS, comm_t *comm, bool persistent, req_t **out)
+{
+    int rsize = ompi_comm_remote_size (comm);
+    int block = (int) ((long) ompi_comm_size (comm) * rcount / rsize);
+    int rc = inter_new (comm, MCA_COLL_BASE_TAG_REDUCE_SCATTER_BLOCK, 2, persistent, out);
+    ptrdiff_t lb, extent;
+
+    ompi_datatype_get_extent (type, &lb, &extent);
+    for (int p = 0 ; OMPI_SUCCESS == rc && p < rsize ; ++p) {
+        mca_coll_rdmabar_req_send (*out, (const char *) sbuf + (ptrdiff_t) p * block * extent, block, type, p);
+    }
+    return OMPI_SUCCESS == rc ? mca_coll_rdmabar_req_reduction_remote (*out, rcount, 0, rcount, type, op, rbuf) : rc;
+}
+
+/* rcounts split the vector over this group only: every remote rank gets
+ * the whole vector and I reduce my part of theirs. */
+static int build_reduce_scatter (RDMABAR_REDSCAT_PARAMS, comm_t *comm, bool persistent, req_t **out)
+{
+    int me = ompi_comm_rank (comm), total = 0, offset = 0;
+    int rc = inter_new (comm, MCA_COLL_BASE_TAG_REDUCE_SCATTER, 2, persistent, out);
+
+    for (int r = 0 ; r < ompi_comm_size (comm) ; ++r) {
+        offset += r < me ? rcounts[r] : 0;
+        total += rcounts[r];
+    }
+    for (int p = 0 ; OMPI_SUCCESS == rc && p < ompi_comm_remote_size (comm) ; ++p) {
+        mca_coll_rdmabar_req_send (*out, sbuf, total, type, p);
+    }
+    return OMPI_SUCCESS == rc ? mca_coll_rdmabar_req_reduction_remote (*out, total, offset, rcounts[me], type, op,
+                                                                       rbuf) : rc;
+}
+
+/* ------------------------------------------------------------ entry points */
+
+/* The blocking, nonblocking and persistent forms of one collective differ
+ * only in what happens to the request built. */
+#define RDMABAR_UNPAREN(...) __VA_ARGS__
+#define RDMABAR_INTER_FORMS(name, params, ...)                                                     \
+    static int inter_##name (RDMABAR_UNPAREN params, comm_t *comm, mca_coll_base_module_t *module) \
+    {                                                                                              \
+        req_t *req = NULL;                                                                         \
+        return mca_coll_rdmabar_req_run (build_##name (__VA_ARGS__, comm, false, &req), &req);     \
+    }                                                                                              \
+    static int inter_i##name (RDMABAR_UNPAREN params, RDMABAR_NB_TAIL)                             \
+    {                                                                                              \
+        req_t *req = NULL;                                                                         \
+        return mca_coll_rdmabar_req_launch (build_##name (__VA_ARGS__, comm, false, &req), &req,   \
+                                            request, true);                                        \
+    }                                                                                              \
+    static int inter_##name##_init (RDMABAR_UNPAREN params, RDMABAR_INIT_TAIL)                     \
+    {                                                                                              \
+        req_t *req = NULL;                                                                         \
+        return mca_coll_rdmabar_req_launch (build_##name (__VA_ARGS__, comm, true, &req), &req,    \
+                                            request, false);                                       \
+    }
+
+RDMABAR_INTER_FORMS(bcast, (void *buf, int count, struct ompi_datatype_t *type, int root), buf, count, type, root)
+RDMABAR_INTER_FORMS(gather, (RDMABAR_GATHER_PARAMS, int root), sbuf, scount, stype, rbuf, rcount, rtype, root)
+RDMABAR_INTER_FORMS(gatherv, (RDMABAR_GATHERV_PARAMS, int root), sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+                    root)
+RDMABAR_INTER_FORMS(scatter, (RDMABAR_GATHER_PARAMS, int root), sbuf, scount, stype, rbuf, rcount, rtype, root)
+RDMABAR_INTER_FORMS(scatterv, (RDMABAR_SCATTERV_PARAMS, int root), sbuf, scounts, displs, stype, rbuf, rcount,
+                    rtype, root)
+RDMABAR_INTER_FORMS(allgather, (RDMABAR_GATHER_PARAMS), sbuf, scount, stype, rbuf, rcount, rtype)
+RDMABAR_INTER_FORMS(allgatherv, (RDMABAR_GATHERV_PARAMS), sbuf, scount, stype, rbuf, rcounts, displs, rtype)
+RDMABAR_INTER_FORMS(alltoall, (RDMABAR_GATHER_PARAMS), sbuf, scount, stype, rbuf, rcount, rtype)
+RDMABAR_INTER_FORMS(alltoallv, (RDMABAR_ALLTOALLV_PARAMS), sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+                    rtype)
+RDMABAR_INTER_FORMS(alltoallw, (RDMABAR_ALLTOALLW_PARAMS), sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                    rtypes)
+RDMABAR_INTER_FORMS(reduce, (RDMABAR_REDUCE_PARAMS, int root), sbuf, rbuf, count, type, op, root)
+RDMABAR_INTER_FORMS(allreduce, (RDMABAR_REDUCE_PARAMS), sbuf, rbuf, count, type, op)
+RDMABAR_INTER_FORMS(reduce_scatter_block, (RDMABAR_REDSCATB_PARAMS), sbuf, rbuf, rcount, type, op)
+RDMABAR_INTER_FORMS(reduce_scatter, (RDMABAR_REDSCAT_PARAMS), sbuf, rbuf, rcounts, type, op)
+
+/* the barrier has no arguments to pass on */
+static int inter_barrier (comm_t *comm, mca_coll_base_module_t *module)
+{
+    req_t *req = NULL;
+    return mca_coll_rdmabar_req_run (build_barrier (comm, false, &req), &req);
+}
+
+static int inter_ibarrier (RDMABAR_NB_TAIL)
+{
+    req_t *req = NULL;
+    return mca_coll_rdmabar_req_launch (build_barrier (comm, false, &req), &req, request, true);
+}
+
+static int inter_barrier_init (RDMABAR_INIT_TAIL)
+{
+    req_t *req = NULL;
+    return mca_coll_rdmabar_req_launch (build_barrier (comm, true, &req), &req, request, false);
+}
+
+/* ------------------------------------------------------------ filling */
+
+/* A collective's three forms; the nonblocking and persistent ones only
+ * where this libmpi's collective requests are laid out as rdmabar's. */
+#define RDMABAR_FILL_INTER(name) do {                                   \
+        RDMABAR_FILL(name, inter_##name);                               \
+        if (mca_coll_rdmabar_component.nbc_usable) {                    \
+            RDMABAR_FILL(i##name, inter_i##name);                       \
+            RDMABAR_FILL(name##_init, inter_##name##_init);             \
+        }                                                               \
+    } while (0)
+
+/* Fill each slot no component below filled.  With nothing to fill, refuse:
+ * Open MPI then drops this module from the intercommunicator. */
+int mca_coll_rdmabar_inter_enable (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm)
+{
+    int filled = 0;
+
+    RDMABAR_FILL_INTER(barrier);
+    RDMABAR_FILL_INTER(bcast);
+    RDMABAR_FILL_INTER(gather);
+    RDMABAR_FILL_INTER(gatherv);
+    RDMABAR_FILL_INTER(scatter);
+    RDMABAR_FILL_INTER(scatterv);
+    RDMABAR_FILL_INTER(allgather);
+    RDMABAR_FILL_INTER(allgatherv);
+    RDMABAR_FILL_INTER(alltoall);
+    RDMABAR_FILL_INTER(alltoallv);
+    RDMABAR_FILL_INTER(alltoallw);
+    RDMABAR_FILL_INTER(reduce);
+    RDMABAR_FILL_INTER(allreduce);
+    RDMABAR_FILL_INTER(reduce_scatter_block);
+    RDMABAR_FILL_INTER(reduce_scatter);
+    RDMABAR_FILL(reduce_local, mca_coll_base_reduce_local);
+    if (0 == filled) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    if (!mca_coll_rdmabar_component.nbc_usable) {
+        mca_coll_rdmabar_incomplete (comm, MCA_COLL_RDMABAR_NO_NBC);
+    }
+    opal_output_verbose (MCA_BASE_VERBOSE_COMPONENT, ompi_coll_base_framework.framework_output,
+                         "coll/rdmabar: %s: intercommunicator; no component below supplies %d collectives; "
+                         "rdmabar supplies them (linear, one round)", comm->c_name, filled);
+    return OMPI_SUCCESS;
+}

@@ -1,0 +1,94 @@
+/*
+ * The one-round request engine (coll_rdmabar_request.c) shared by the
+ * intra- (coll_rdmabar_nbc.c) and intercommunicator (coll_rdmabar_inter.c)
+ * collectives.  A collective builds a request from local copies, receives
+ * and sends (peers are ranks of the communicator; on an intercommunicator,
+ * ranks of the remote group) and at most one reduction, then hands it out
+ * with mca_coll_rdmabar_req_launch (nonblocking, persistent) or runs it to
+ * completion with mca_coll_rdmabar_req_run (blocking).
+ */
+#ifndef MCA_COLL_RDMABAR_REQUEST_H
+#define MCA_COLL_RDMABAR_REQUEST_H
+
+#include "ompi_config.h"
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/request/request.h"
+
+BEGIN_C_DECLS
+
+typedef struct mca_coll_rdmabar_request_t mca_coll_rdmabar_request_t;
+
+/* room for max_xfers copies, receives and sends (those of a reduction included) */
+int mca_coll_rdmabar_req_new (struct ompi_communicator_t *comm, int tag, int max_xfers, bool persistent,
+                              mca_coll_rdmabar_request_t **out);
+void mca_coll_rdmabar_req_send (mca_coll_rdmabar_request_t *req, const void *buf, int count, ompi_datatype_t *type,
+                                int peer);
+void mca_coll_rdmabar_req_recv (mca_coll_rdmabar_request_t *req, void *buf, int count, ompi_datatype_t *type,
+                                int peer);
+void mca_coll_rdmabar_req_copy (mca_coll_rdmabar_request_t *req, const void *src, int count, ompi_datatype_t *type,
+                                void *dst, int dst_count, ompi_datatype_t *dst_type);
+
+/* result = contribution of rank first op ... op that of rank last - 1, mine
+ * being this rank's and the others received */
+int mca_coll_rdmabar_req_reduction (mca_coll_rdmabar_request_t *req, const void *mine, int first, int last,
+                                    int count, ompi_datatype_t *type, struct ompi_op_t *op, void *result);
+/* intercommunicators: the same over every rank of the remote group, each of
+ * which sends recv_count elements, of which [offset, offset + count) count */
+int mca_coll_rdmabar_req_reduction_remote (mca_coll_rdmabar_request_t *req, int recv_count, int offset, int count,
+                                           ompi_datatype_t *type, struct ompi_op_t *op, void *result);
+
+/* Give *req to the caller as *request, started unless persistent; on a
+ * failed build (rc) release it instead. */
+int mca_coll_rdmabar_req_launch (int rc, mca_coll_rdmabar_request_t **req, ompi_request_t **request, bool start);
+/* the same, then wait for it: a blocking collective */
+int mca_coll_rdmabar_req_run (int rc, mca_coll_rdmabar_request_t **req);
+
+/* Where rank p's block sits in a gather/scatter/alltoall buffer: uniform
+ * blocks, blocks at counts/displs (in extents of type), or, with types,
+ * alltoallw's blocks at byte displacements. */
+typedef struct rdmabar_layout_t {
+    char *base;
+    int count;
+    const int *counts, *displs;
+    ompi_datatype_t *type;
+    ompi_datatype_t * const *types;
+    ptrdiff_t extent;
+} rdmabar_layout_t;
+
+static inline rdmabar_layout_t rdmabar_layout (const void *base, int count, const int *counts, const int *displs,
+                                               ompi_datatype_t *type, ompi_datatype_t * const *types)
+{
+    rdmabar_layout_t l = {(char *) base, count, counts, displs, type, types, 1};
+    ptrdiff_t lb;
+
+    if (NULL == types) {
+        ompi_datatype_get_extent (type, &lb, &l.extent);
+    }
+    return l;
+}
+
+static inline char *rdmabar_at (const rdmabar_layout_t *l, int p)
+{
+    return l->base + (NULL != l->displs ? (ptrdiff_t) l->displs[p] : (ptrdiff_t) p * l->count) * l->extent;
+}
+
+static inline int rdmabar_count (const rdmabar_layout_t *l, int p)
+{
+    return NULL != l->counts ? l->counts[p] : l->count;
+}
+
+static inline ompi_datatype_t *rdmabar_type (const rdmabar_layout_t *l, int p)
+{
+    return NULL != l->types ? l->types[p] : l->type;
+}
+
+/* intracommunicators, in place: the blocks of r to send, copied at each
+ * start into scratch laid out as *mirror */
+int mca_coll_rdmabar_req_mirror (mca_coll_rdmabar_request_t *req, const rdmabar_layout_t *r,
+                                 rdmabar_layout_t *mirror);
+
+END_C_DECLS
+
+#endif /* MCA_COLL_RDMABAR_REQUEST_H */
