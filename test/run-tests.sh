@@ -112,6 +112,8 @@ for config in "btl rwv" \
               "btl self,rwv --mca btl_rwv_eager_slot_size 4104"; do
     LABEL="--mca $config" run_test "rwv: ping-pong 0 B to 16 MiB, --mca $config" mpirun -np 2 --mca $config $pingpong
 done
+LABEL="--mca btl self,rwv" run_test "rwv: large messages as validating benchmarks send them, one node" \
+    mpirun -np 2 --mca btl self,rwv "$bin/mpi/test_large_verify"
 for np in 1 2 4; do
     for btls in rwv self,vader,rwv; do
         LABEL="$np ranks, --mca btl $btls" run_test "rwv: semantics, $np ranks, --mca btl $btls" \
