@@ -143,7 +143,10 @@ static int rwv_register (void)
         "Offer rwv to osc/rdma first, so that MPI one-sided (windows, put, get, accumulate, atomics) "
         "uses rwv's put, get, flush and atomics: rwv is put at the head of osc_rdma_btls unless "
         "that parameter was set. Without it osc/rdma picks btl/vader wherever vader reaches every "
-        "process of a window, and vader's emulated compare-and-swap crashes in Open MPI 4.1.4",
+        "process of a window, and vader's emulated compare-and-swap crashes in Open MPI 4.1.4. "
+        "Whatever this says, under Open MPI 4.1.0-4.1.4 rwv also sets osc_rdma_network_max_amo to 0 "
+        "unless it was set: that osc/rdma returns wrong values from MPI_Get_accumulate with derived "
+        "datatypes on its network-atomic path",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->one_sided);
     rwv_register_string ("backend",
         "Rail backend: verbs (libibverbs + librdmacm on every active RDMA port with an IPv4 address; "
@@ -172,30 +175,6 @@ static int rwv_open (void)
 {
     opal_show_help_add_dir (RWV_HELPDIR);
     return OPAL_SUCCESS;
-}
-
-/* osc/rdma reads osc_rdma_btls when a window is created, always after
- * the first add_procs, by when the osc framework is open.  The parameter
- * is not settable through the MCA API, so its storage is replaced, and the
- * MCA system frees it at finalize as its own. */
-void mca_btl_rwv_offer_one_sided (void)
-{
-    static bool offered;
-    int index = mca_base_var_find ("ompi", "osc", "rdma", "btls");
-    mca_base_var_source_t source;
-    const mca_base_var_t *var;
-    const char **value;
-    char *list;
-
-    if (offered || !mca_btl_rwv_component.one_sided || index < 0 ||
-        OPAL_SUCCESS != mca_base_var_get_value (index, &value, &source, NULL) ||
-        MCA_BASE_VAR_SOURCE_DEFAULT != source || OPAL_SUCCESS != mca_base_var_get (index, &var) ||
-        0 > asprintf (&list, "rwv%s%s", *value && **value ? "," : "", *value ? *value : "")) {
-        return;
-    }
-    free (var->mbv_storage->stringval);
-    var->mbv_storage->stringval = list;
-    offered = true;
 }
 
 static bool rwv_invalid (const char *param, const char *value, const char *why)
