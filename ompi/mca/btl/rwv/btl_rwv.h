@@ -52,6 +52,11 @@ typedef struct mca_btl_rwv_reg_t {
 } mca_btl_rwv_reg_t;
 
 typedef enum {
+    MCA_BTL_RWV_SINGLE_COPY_NONE,
+    MCA_BTL_RWV_SINGLE_COPY_CMA,     /* process_vm_readv/writev to peers on this node */
+} mca_btl_rwv_single_copy_t;
+
+typedef enum {
     MCA_BTL_RWV_EAGER_AUTO,
     MCA_BTL_RWV_EAGER_POLL,   /* poll the sequence word at the end of the next slot */
     MCA_BTL_RWV_EAGER_CQ,     /* the write carries immediate data; wait for the remote CQ event */
@@ -116,6 +121,7 @@ typedef struct mca_btl_rwv_component_t {
     int stripe_eager_threshold;      /* eager messages this big are split across rails */
     int eager_rail;                  /* mca_btl_rwv_eager_rail_t */
     bool one_sided;                  /* put rwv first in osc_rdma_btls */
+    int single_copy;                 /* mca_btl_rwv_single_copy_t */
     int backend;                     /* mca_btl_rwv_backend_t */
 
     mca_btl_rwv_module_t *module;    /* the one module, once initialised */

@@ -21,6 +21,7 @@
 #include "opal/sys/atomic.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_cma.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
@@ -50,6 +51,7 @@ mca_btl_rwv_component_t mca_btl_rwv_component = {
 static char *rwv_eager_mode_string;
 static char *rwv_eager_rail_string;
 static char *rwv_backend_string;
+static char *rwv_single_copy_string;
 
 /* libopen-pal's copy of the machine topology, loaded at start-up */
 extern hwloc_topology_t opal_hwloc_topology;
@@ -155,6 +157,12 @@ static int rwv_register (void)
         "for the other addresses; striping and failover span both). btl_rwv_if_include/exclude "
         "apply to both. btl_rwv_backends_built says what this build has",
         "auto", &rwv_backend_string);
+    rwv_register_string ("single_copy",
+        "How puts and gets (ob1's rendezvous, MPI one-sided) reach a process on this node: cma (the "
+        "kernel copies once between the two processes with process_vm_readv/writev; needs the right "
+        "to ptrace the peer: same user, and Yama's kernel.yama.ptrace_scope 0; if the kernel refuses, "
+        "rwv says so at btl_base_verbose 20 and uses the loopback rail) or none (the loopback rail)",
+        "cma", &rwv_single_copy_string);
     rwv_register_string ("rcache",
         "Registration cache for RDMA buffers: regcache (this project) or grdma (Open MPI's)",
         "regcache", &c->rcache_name);
@@ -257,12 +265,15 @@ static bool rwv_params_valid (void)
     static const char *eager_modes[] = {"auto", "poll", "cq", NULL};   /* mca_btl_rwv_eager_mode_t */
     static const char *eager_rails[] = {"first", "round_robin", NULL}; /* mca_btl_rwv_eager_rail_t */
     static const char *backends[] = {"auto", "ofi", "verbs", NULL};   /* mca_btl_rwv_backend_t */
+    static const char *single_copies[] = {"none", "cma", NULL};        /* mca_btl_rwv_single_copy_t */
 
     if (!rwv_choose ("btl_rwv_eager_mode", rwv_eager_mode_string, eager_modes, "use auto, poll or cq",
                      &c->eager_mode) ||
         !rwv_choose ("btl_rwv_eager_rail", rwv_eager_rail_string, eager_rails, "use first or round_robin",
                      &c->eager_rail) ||
-        !rwv_choose ("btl_rwv_backend", rwv_backend_string, backends, "use auto, ofi or verbs", &c->backend)) {
+        !rwv_choose ("btl_rwv_backend", rwv_backend_string, backends, "use auto, ofi or verbs", &c->backend) ||
+        !rwv_choose ("btl_rwv_single_copy", rwv_single_copy_string, single_copies, "use cma or none",
+                     &c->single_copy)) {
         return false;
     }
     if (MCA_BTL_RWV_BACKEND_VERBS == c->backend && !RWV_HAVE_VERBS) {
@@ -490,7 +501,8 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
     rwv_order_rails (module, numa);
     rwv_apply_bandwidths (module);
     c->module = module;
-    if (OPAL_SUCCESS != mca_btl_rwv_module_init (module) || OPAL_SUCCESS != rwv_modex_send (module)) {
+    if (OPAL_SUCCESS != mca_btl_rwv_module_init (module) || OPAL_SUCCESS != rwv_modex_send (module) ||
+        OPAL_SUCCESS != mca_btl_rwv_cma_publish ()) {
         module->super.btl_finalize (&module->super);
         free (modules);
         return NULL;

@@ -17,6 +17,7 @@
 #include "opal/util/show_help.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_cma.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 
@@ -25,6 +26,7 @@ static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)
     endpoint->proc = NULL;
     endpoint->self = false;
     endpoint->same_node = false;
+    endpoint->cma_pid = 0;
     endpoint->num_peer_rails = 0;
     endpoint->num_rails = 0;
     endpoint->next_rail = 0;
@@ -152,6 +154,8 @@ mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (mca_btl_rwv_module_t *modul
                              mca_btl_rwv_peer_host (endpoint));
         OBJ_RELEASE(endpoint);
         return NULL;
+    } else {
+        endpoint->cma_pid = mca_btl_rwv_cma_peer_pid (proc);
     }
     opal_hash_table_set_value_uint64 (&module->endpoints, key, endpoint);
     opal_list_append (&module->endpoint_list, &endpoint->super);

@@ -123,6 +123,7 @@ struct mca_btl_base_endpoint_t {
     opal_proc_t *proc;
     bool self;
     bool same_node;            /* on this node: puts to it complete once delivered */
+    pid_t cma_pid;             /* on this node and reachable by single copy (btl_rwv_cma.c), else 0 */
     int num_peer_rails;
     mca_btl_rwv_rail_addr_t peer_rails[MCA_BTL_RWV_MAX_RAILS];
     /* the connection on each local rail, created on first use */

@@ -30,6 +30,7 @@
 #include "opal_config.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_cma.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 
@@ -171,6 +172,15 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
         mca_btl_rwv_rdma_self (is_put, local_address, remote_address, size);
         mca_btl_rwv_rdma_told (module, endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
         return OPAL_SUCCESS;
+    }
+    if (endpoint->cma_pid) {
+        rc = mca_btl_rwv_cma_copy (endpoint, is_put, local_address, remote_address, size);
+        if (OPAL_SUCCESS == rc) {
+            mca_btl_rwv_rdma_told (module, endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
+        }
+        if (OPAL_ERR_NOT_AVAILABLE != rc) {
+            return rc;
+        }
     }
 
     MCA_BTL_RWV_LOCK(module);

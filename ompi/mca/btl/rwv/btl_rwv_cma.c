@@ -1,0 +1,107 @@
+/*
+ * Put and get to a process on this node in one copy by the kernel (Linux
+ * cross-memory attach, LiMIC's idea): the origin reads or writes the
+ * target's memory with process_vm_readv/writev, with no rail, key or
+ * target involvement.
+ *
+ * Why not the loopback rail: kernel TCP copies twice and needs the target
+ * to progress, and the key must match the address.  osc/rdma 4.1.4 reads a
+ * dynamic window's region table of a same-node peer in shared memory and
+ * uses the entry after dropping the table's lock: an MPI_Win_attach at the
+ * target in between shifts the table, so a put or get may arrive with the
+ * key of another region, which the provider refuses by closing the
+ * connection.  The address itself is right, and a copy needs nothing else.
+ *
+ * Trust: the peer's process id comes from the runtime (the modex, scope
+ * local), never from the network; the kernel lets us touch only processes
+ * we may ptrace (same user, Yama permitting).  A refusal turns the
+ * mechanism off and puts go over the rails as before.
+ */
+#include "opal_config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "opal/mca/btl/base/base.h"
+#include "opal/mca/pmix/pmix.h"
+#include "opal/util/output.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_cma.h"
+#include "btl_rwv_endpoint.h"
+
+#define RWV_CMA_KEY "btl.rwv.pid"
+
+static bool rwv_cma_refused;
+
+int mca_btl_rwv_cma_publish (void)
+{
+    uint32_t pid = (uint32_t) getpid ();
+    int rc;
+
+    if (MCA_BTL_RWV_SINGLE_COPY_CMA != mca_btl_rwv_component.single_copy) {
+        return OPAL_SUCCESS;
+    }
+    OPAL_MODEX_SEND_VALUE(rc, OPAL_PMIX_LOCAL, RWV_CMA_KEY, &pid, OPAL_UINT32);
+    return rc;
+}
+
+pid_t mca_btl_rwv_cma_peer_pid (opal_proc_t *proc)
+{
+    uint32_t pid = 0, *ptr = &pid;
+    int rc;
+
+    if (MCA_BTL_RWV_SINGLE_COPY_CMA != mca_btl_rwv_component.single_copy || rwv_cma_refused ||
+        !OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags)) {
+        return 0;
+    }
+    OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, RWV_CMA_KEY, &proc->proc_name, &ptr, OPAL_UINT32);
+    return OPAL_SUCCESS == rc ? (pid_t) pid : 0;
+}
+
+/* The kernel may move less than asked (a page boundary it could not
+ * cross at once): carry on from there. */
+static ssize_t rwv_cma_move (pid_t pid, bool is_put, char *local, uint64_t remote, size_t size)
+{
+    size_t done = 0;
+
+    while (done < size) {
+        struct iovec here = {.iov_base = local + done, .iov_len = size - done};
+        struct iovec there = {.iov_base = (void *) (uintptr_t) (remote + done), .iov_len = size - done};
+        ssize_t n = is_put ? process_vm_writev (pid, &here, 1, &there, 1, 0)
+                           : process_vm_readv (pid, &here, 1, &there, 1, 0);
+
+        if (n <= 0) {
+            return n < 0 ? -errno : -EFAULT;
+        }
+        done += (size_t) n;
+    }
+    return (ssize_t) done;
+}
+
+int mca_btl_rwv_cma_copy (mca_btl_rwv_endpoint_t *endpoint, bool is_put, void *local_address,
+                          uint64_t remote_address, size_t size)
+{
+    ssize_t rc = rwv_cma_move (endpoint->cma_pid, is_put, local_address, remote_address, size);
+
+    if (rc >= 0) {
+        return OPAL_SUCCESS;
+    }
+    if (-EPERM == rc || -ENOSYS == rc) {
+        /* no right to ptrace our peers: every peer falls back to its rail */
+        rwv_cma_refused = true;
+        endpoint->cma_pid = 0;
+        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                             "btl/rwv: cross-memory attach refused (%s): puts and gets to processes on "
+                             "this node go over the loopback rail", strerror ((int) -rc));
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
+    opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
+                         "btl/rwv: %s of %zu bytes at 0x%" PRIx64 " in process %d on this node failed: %s",
+                         is_put ? "put" : "get", size, remote_address, (int) endpoint->cma_pid,
+                         strerror ((int) -rc));
+    return OPAL_ERROR;
+}
