@@ -107,6 +107,7 @@ for config in "btl rwv" \
               "btl self,rwv" \
               "btl self,rwv --mca btl_rwv_flags send,put,get" \
               "btl self,rwv --mca btl_rwv_rcache grdma" \
+              "btl self,rwv --mca btl_rwv_single_copy none" \
               "btl self,rwv --mca btl_rwv_eager_mode cq" \
               "btl self,rwv --mca btl_rwv_eager_mode poll --mca btl_rwv_eager_slots 2" \
               "btl self,rwv --mca btl_rwv_eager_slot_size 4104"; do
@@ -163,6 +164,12 @@ run_test "rwv: 3 emulated nodes, 2 rails"               "$t/btl/test_rwv_cluster
 run_test "rwv: unreachable and dying peers"             "$t/btl/test_rwv_failures.sh"
 run_test "rwv: multi-rail striping and failover"       "$t/btl/test_rwv_multirail.sh"
 run_test "rwv: MPI one-sided (osc/rdma) on 1, 2, 3 nodes" "$t/btl/test_rwv_onesided.sh"
+# osc/rdma 4.1.4 pairs an address with another region's key when the target
+# attaches meanwhile; single copies to same-node peers need no key
+for btls in self,rwv self,vader,rwv; do
+    LABEL="4 ranks, --mca btl $btls" run_test "rwv: dynamic window attaching under puts and gets, --mca btl $btls" \
+        mpirun -np 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_onesided_attach_race"
+done
 run_test "rwv: native verbs rail on soft-RoCE (qemu guest)" "$t/verbs/test_rwv_verbs.sh"
 run_test "bench: failures and skips are reported, plots drawn" "$t/bench/test_bench_scripts.sh"
 
