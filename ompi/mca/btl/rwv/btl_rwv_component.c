@@ -532,26 +532,55 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
 #define MCA_BTL_RWV_CM_POLL_MASK 7
 #define MCA_BTL_RWV_CM_POLL_MASK_IDLE 1023
 
+static int rwv_poll_connections (mca_btl_rwv_module_t *module)
+{
+    int count = 0;
+
+    MCA_BTL_RWV_LOCK(module);
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        count += module->rails[i]->ops->poll_connections (module->rails[i]);
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+    return count;
+}
+
+/* Without connections there is nothing to progress but connection
+ * requests: every call but the 1024th returns before any shared write. */
+static int rwv_progress_idle (mca_btl_rwv_module_t *module)
+{
+    int32_t idle = 0;
+    int count;
+
+    if (0 != (module->progress_calls++ & MCA_BTL_RWV_CM_POLL_MASK_IDLE) ||
+        !opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
+        return 0;
+    }
+    count = rwv_poll_connections (module);
+    opal_atomic_wmb ();
+    module->progressing = 0;
+    return count;
+}
+
 int mca_btl_rwv_progress (void)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int32_t idle = 0;
     int count = 0, size;
-    unsigned cm_mask;
 
-    if (NULL == module || !opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
+    if (NULL == module) {
         return 0;
     }
-    cm_mask = mca_btl_rwv_module_has_conns (module) ? MCA_BTL_RWV_CM_POLL_MASK : MCA_BTL_RWV_CM_POLL_MASK_IDLE;
+    if (!mca_btl_rwv_module_has_conns (module)) {
+        return rwv_progress_idle (module);
+    }
+    if (!opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
+        return 0;
+    }
     for (int i = 0 ; i < module->num_rails ; ++i) {
         count += module->rails[i]->ops->poll_completions (module->rails[i]);
     }
-    if (0 == (module->progress_calls & cm_mask)) {
-        MCA_BTL_RWV_LOCK(module);
-        for (int i = 0 ; i < module->num_rails ; ++i) {
-            count += module->rails[i]->ops->poll_connections (module->rails[i]);
-        }
-        MCA_BTL_RWV_UNLOCK(module);
+    if (0 == (module->progress_calls & MCA_BTL_RWV_CM_POLL_MASK)) {
+        count += rwv_poll_connections (module);
     }
     size = opal_pointer_array_get_size (&module->conns);
     for (int i = 0 ; i < size ; ++i) {
