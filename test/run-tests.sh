@@ -121,9 +121,11 @@ for np in 1 2 4; do
             mpirun -np $np --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_mpi_semantics"
     done
 done
-for btls in self,rwv self,vader,rwv; do
-    LABEL="2 ranks, --mca btl $btls" run_test "rwv: MPI_THREAD_MULTIPLE, --mca btl $btls" \
-        mpirun -np 2 --mca btl $btls "$bin/mpi/test_mpi_threads"
+for np in 2 5; do
+    for btls in "self,rwv" "self,vader,rwv" "self,rwv --mca btl_rwv_single_copy none"; do
+        LABEL="$np ranks, --mca btl $btls" run_test "rwv: MPI_THREAD_MULTIPLE, $np ranks, --mca btl $btls" \
+            mpirun -np $np --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_mpi_threads"
+    done
 done
 # coll/rdmabar: one node (shared-memory flags), oversubscribed, and across
 # emulated nodes (RDMA-written flags among node leaders)
