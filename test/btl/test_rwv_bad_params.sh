@@ -44,6 +44,7 @@ check_param "an unknown provider" --mca btl_rwv_provider_include nosuchprov -- "
 check_param "an unknown eager rail policy" --mca btl_rwv_eager_rail fastest -- "use first or round_robin"
 check_param "a stripe piece too small" --mca btl_rwv_stripe_min_size 100 -- "btl_rwv_stripe_min_size = 100"
 check_param "an unknown backend" --mca btl_rwv_backend rdma -- "use auto, ofi or verbs"
+check_param "an unknown single-copy mechanism" --mca btl_rwv_single_copy xpmem -- "use cma or none"
 if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
     check_param "the verbs backend on a machine without RDMA devices" --mca btl_rwv_backend verbs -- \
         "no RDMA device was found"
