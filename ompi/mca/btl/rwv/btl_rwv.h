@@ -86,6 +86,12 @@ typedef struct mca_btl_rwv_module_t {
     opal_free_list_t atomics;        /* atomics waiting for their reply */
     struct mca_btl_rwv_frag_t *marker; /* registered source of the flush markers */
     opal_list_t retry;               /* pieces waiting for room on a rail */
+    /* connection requests: our attempt counter, and the ones we refused
+     * (btl_rwv_endpoint.c reports them at most once a second) */
+    uint32_t next_attempt;
+    uint64_t refused;
+    uint64_t refused_reported;
+    double refusal_report_at;
     opal_hash_table_t endpoints;     /* opal_process_name_t -> endpoint */
     opal_list_t endpoint_list;       /* every endpoint, for finalize */
     opal_pointer_array_t conns;      /* every connection, by id (immediate data names it) */

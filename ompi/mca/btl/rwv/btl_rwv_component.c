@@ -21,6 +21,7 @@
 #include "opal/sys/atomic.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_auth.h"
 #include "btl_rwv_cma.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
@@ -332,16 +333,25 @@ static bool rwv_params_valid (void)
 
 /* ------------------------------------------------------------ init */
 
+/* Our secret (btl_rwv_auth.h), then our rail addresses: through the
+ * runtime only, never over a rail. */
 static int rwv_modex_send (mca_btl_rwv_module_t *module)
 {
-    mca_btl_rwv_rail_addr_t addrs[MCA_BTL_RWV_MAX_RAILS];
+    struct {
+        uint8_t secret[MCA_BTL_RWV_SECRET_BYTES];
+        mca_btl_rwv_rail_addr_t addrs[MCA_BTL_RWV_MAX_RAILS];
+    } blob;
     int rc;
 
-    for (int i = 0 ; i < module->num_rails ; ++i) {
-        addrs[i] = module->rails[i]->addr;
+    if (OPAL_SUCCESS != (rc = mca_btl_rwv_auth_init ())) {
+        return rc;
     }
-    OPAL_MODEX_SEND(rc, OPAL_PMIX_GLOBAL, &mca_btl_rwv_component.super.btl_version, addrs,
-                    module->num_rails * sizeof (addrs[0]));
+    memcpy (blob.secret, mca_btl_rwv_auth_secret (), sizeof (blob.secret));
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        blob.addrs[i] = module->rails[i]->addr;
+    }
+    OPAL_MODEX_SEND(rc, OPAL_PMIX_GLOBAL, &mca_btl_rwv_component.super.btl_version, &blob,
+                    sizeof (blob.secret) + module->num_rails * sizeof (blob.addrs[0]));
     return rc;
 }
 

@@ -111,24 +111,29 @@ static int mca_btl_rwv_choose_rails (mca_btl_rwv_module_t *module, mca_btl_rwv_e
     return endpoint->num_rails;
 }
 
+/* The peer's modex: its secret, then its rail addresses. */
 static int mca_btl_rwv_endpoint_modex (mca_btl_rwv_endpoint_t *endpoint)
 {
-    mca_btl_rwv_rail_addr_t *addrs;
+    const size_t addr_size = sizeof (mca_btl_rwv_rail_addr_t);
     uint8_t *data;
     size_t size;
     int rc;
 
     OPAL_MODEX_RECV(rc, &mca_btl_rwv_component.super.btl_version, &endpoint->proc->proc_name, &data, &size);
-    addrs = (mca_btl_rwv_rail_addr_t *) data;
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
-    endpoint->num_peer_rails = (int) (size / sizeof (*addrs));
+    if (size < MCA_BTL_RWV_SECRET_BYTES || 0 != (size - MCA_BTL_RWV_SECRET_BYTES) % addr_size) {
+        free (data);
+        return OPAL_ERR_BAD_PARAM; /* another version of rwv */
+    }
+    memcpy (endpoint->peer_secret, data, MCA_BTL_RWV_SECRET_BYTES);
+    endpoint->num_peer_rails = (int) ((size - MCA_BTL_RWV_SECRET_BYTES) / addr_size);
     if (endpoint->num_peer_rails > MCA_BTL_RWV_MAX_RAILS) {
         endpoint->num_peer_rails = MCA_BTL_RWV_MAX_RAILS;
     }
-    memcpy (endpoint->peer_rails, addrs, endpoint->num_peer_rails * sizeof (*addrs));
-    free (addrs);
+    memcpy (endpoint->peer_rails, data + MCA_BTL_RWV_SECRET_BYTES, endpoint->num_peer_rails * addr_size);
+    free (data);
     return OPAL_SUCCESS;
 }
 
@@ -273,6 +278,11 @@ static void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn)
     conn->state = MCA_BTL_RWV_CONN_CONNECTING;
     RWV_TRACE("btl/rwv: connecting to %s on %s", OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name);
     mca_btl_rwv_conn_fill_cm (conn, &cm);
+    cm.attempt = ++mca_btl_rwv_component.module->next_attempt;
+    mca_btl_rwv_auth_sign (&cm, endpoint->peer_secret, &(mca_btl_rwv_auth_ends_t) {
+                               .to = endpoint->proc->proc_name, .from_ipv4 = conn->rail->addr.ipv4,
+                               .to_ipv4 = conn->peer_addr.ipv4}, NULL);
+    memcpy (conn->request_mac, cm.mac, sizeof (cm.mac));
     if (OPAL_SUCCESS != conn->rail->ops->connect (conn->rail, conn, &cm, sizeof (cm))) {
         mca_btl_rwv_conn_failed (conn, "the connection could not be started");
     }
@@ -354,21 +364,89 @@ mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
     return NULL;
 }
 
-void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data, size_t cm_len)
+/* Refusals are counted; at most one line a second says how many and
+ * why the last one was refused, naming where it came from. */
+static void mca_btl_rwv_conn_refuse (mca_btl_rwv_rail_t *rail, void *request, uint32_t src_ipv4, const char *why)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    const mca_btl_rwv_cm_data_t *cm = mca_btl_rwv_cm_check (cm_data, cm_len);
-    mca_btl_rwv_endpoint_t *endpoint;
-    mca_btl_rwv_conn_t *conn;
-    mca_btl_rwv_cm_data_t reply;
-    opal_proc_t *proc;
-    int peer_rail;
+    double now = mca_btl_rwv_now ();
+    char src[INET_ADDRSTRLEN];
 
-    if (NULL == cm || NULL == (proc = opal_proc_for_name (cm->name)) ||
-        NULL == (endpoint = mca_btl_rwv_endpoint_lookup (module, proc, true)) || endpoint->failed) {
-        rail->ops->reject (rail, request);
+    rail->ops->reject (rail, request);
+    module->refused++;
+    if (now < module->refusal_report_at) {
         return;
     }
+    module->refusal_report_at = now + 1.0;
+    inet_ntop (AF_INET, &src_ipv4, src, sizeof (src));
+    opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                         "btl/rwv: %s: refused a connection from %s: %s (%" PRIu64 " refused in all, %" PRIu64
+                         " since the last report)", rail->name, src, why, module->refused,
+                         module->refused - module->refused_reported);
+    module->refused_reported = module->refused;
+}
+
+/* Is ADDR one of the peer's published rail addresses? */
+static bool mca_btl_rwv_endpoint_owns_address (const mca_btl_rwv_endpoint_t *endpoint, uint32_t ipv4)
+{
+    for (int p = 0 ; p < endpoint->num_peer_rails ; ++p) {
+        if (endpoint->peer_rails[p].ipv4 == ipv4) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The proof first, with our own secret alone: data that fails it
+ * creates no state.  Then what btl/tcp checks: not our own name, a known
+ * process, from one of its own addresses; then a fresh attempt. */
+static const char *mca_btl_rwv_conn_request_refusal (mca_btl_rwv_rail_t *rail, const mca_btl_rwv_cm_data_t *cm,
+                                                     uint32_t src_ipv4, mca_btl_rwv_endpoint_t **endpoint)
+{
+    opal_proc_t *proc;
+    mca_btl_rwv_auth_ends_t ends = {.to = opal_proc_local_get ()->proc_name, .from_ipv4 = src_ipv4,
+                                    .to_ipv4 = rail->addr.ipv4};
+
+    if (NULL == cm) {
+        return "malformed connection data";
+    }
+    if (!mca_btl_rwv_auth_check (cm, &ends, NULL)) {
+        return "no proof of membership in this job (wrong MAC, or data replayed from another address)";
+    }
+    if (OPAL_EQUAL == opal_compare_proc (cm->name, ends.to)) {
+        return "it claims to be this process";
+    }
+    if (NULL == (proc = opal_proc_for_name (cm->name)) ||
+        NULL == (*endpoint = mca_btl_rwv_endpoint_lookup (mca_btl_rwv_component.module, proc, true))) {
+        return "it names a process this one cannot reach";
+    }
+    if (!mca_btl_rwv_endpoint_owns_address (*endpoint, src_ipv4)) {
+        return "it does not come from an address of the process it names";
+    }
+    if (cm->attempt <= (*endpoint)->peer_attempt[rail->index]) {
+        return "connection data replayed (an old attempt)";
+    }
+    if ((*endpoint)->failed) {
+        return "the process it names was given up";
+    }
+    return NULL;
+}
+
+void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data, size_t cm_len,
+                               uint32_t src_ipv4)
+{
+    const mca_btl_rwv_cm_data_t *cm = mca_btl_rwv_cm_check (cm_data, cm_len);
+    mca_btl_rwv_endpoint_t *endpoint = NULL;
+    mca_btl_rwv_conn_t *conn;
+    mca_btl_rwv_cm_data_t reply;
+    const char *refusal = mca_btl_rwv_conn_request_refusal (rail, cm, src_ipv4, &endpoint);
+    int peer_rail;
+
+    if (NULL != refusal) {
+        mca_btl_rwv_conn_refuse (rail, request, src_ipv4, refusal);
+        return;
+    }
+    endpoint->peer_attempt[rail->index] = cm->attempt;
     conn = endpoint->conns[rail->index];
     if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, rail))) {
         rail->ops->reject (rail, request);
@@ -391,7 +469,7 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
     case MCA_BTL_RWV_CONN_FAILED:
         break;
     default:
-        rail->ops->reject (rail, request);
+        mca_btl_rwv_conn_refuse (rail, request, src_ipv4, "that process is connected on this rail already");
         return;
     }
 
@@ -404,6 +482,10 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
     conn->state = MCA_BTL_RWV_CONN_ACCEPTING;
     conn->deadline = mca_btl_rwv_now () + mca_btl_rwv_component.connect_timeout;
     mca_btl_rwv_conn_fill_cm (conn, &reply);
+    reply.attempt = cm->attempt;
+    mca_btl_rwv_auth_sign (&reply, endpoint->peer_secret, &(mca_btl_rwv_auth_ends_t) {
+                               .to = endpoint->proc->proc_name, .from_ipv4 = rail->addr.ipv4,
+                               .to_ipv4 = src_ipv4}, cm->mac);
     if (OPAL_SUCCESS != rail->ops->accept (rail, conn, request, &reply, sizeof (reply))) {
         mca_btl_rwv_conn_failed (conn, "the connection request could not be accepted");
     }
@@ -415,9 +497,16 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
               conn->rail->name, MCA_BTL_RWV_CONN_CONNECTING == conn->state ? "active" : "passive");
     if (MCA_BTL_RWV_CONN_CONNECTING == conn->state) {
         const mca_btl_rwv_cm_data_t *cm = mca_btl_rwv_cm_check (cm_data, cm_len);
+        mca_btl_rwv_auth_ends_t ends = {.to = opal_proc_local_get ()->proc_name,
+                                        .from_ipv4 = conn->peer_addr.ipv4, .to_ipv4 = conn->rail->addr.ipv4};
 
         if (NULL == cm) {
             mca_btl_rwv_conn_failed (conn, "the peer answered with data this version does not understand");
+            return;
+        }
+        if (!mca_btl_rwv_auth_check (cm, &ends, conn->request_mac) ||
+            OPAL_EQUAL != opal_compare_proc (cm->name, conn->endpoint->proc->proc_name)) {
+            mca_btl_rwv_conn_failed (conn, "the answer did not prove it came from the peer process");
             return;
         }
         mca_btl_rwv_conn_take_peer_cm (conn, cm);

@@ -23,6 +23,7 @@
 #define MCA_BTL_RWV_ENDPOINT_H
 
 #include "btl_rwv.h"
+#include "btl_rwv_auth.h"
 #include "btl_rwv_rail.h"
 
 #include "opal/util/proc.h"
@@ -38,23 +39,28 @@ typedef enum {
     MCA_BTL_RWV_CONN_FAILED,
 } mca_btl_rwv_conn_state_t;
 
-/* Exchanged in the connect request and in the accept. */
+/* Exchanged in the connect request and in the accept; at most 56 bytes,
+ * what RDMA-CM carries in a request.  The MAC proves membership
+ * (btl_rwv_auth.h). */
 typedef struct mca_btl_rwv_cm_data_t {
     uint32_t magic;
-    uint16_t version;
+    uint8_t version;
     uint8_t notify_imm;        /* write into my ring with immediate data (eager mode cq) */
     uint8_t rail;              /* the sender's rail index */
+    uint8_t reserved;
     opal_process_name_t name;
     uint64_t ring_raddr;       /* my ring as the peer must address it */
     uint64_t ring_rkey;
     uint32_t slots;
     uint32_t slot_size;
     uint32_t conn_id;          /* put this in the immediate data of writes to my ring */
-    uint32_t reserved;
+    uint32_t attempt;          /* request: grows with every attempt on a rail; reply: the request's */
+    uint8_t mac[MCA_BTL_RWV_MAC_BYTES];
 } mca_btl_rwv_cm_data_t;
 
 #define MCA_BTL_RWV_CM_MAGIC 0x52575631u /* "RWV1" */
-#define MCA_BTL_RWV_CM_VERSION 2
+#define MCA_BTL_RWV_CM_VERSION 3
+_Static_assert (sizeof (mca_btl_rwv_cm_data_t) <= 56, "RDMA-CM carries 56 bytes in a connection request");
 
 typedef struct mca_btl_rwv_conn_t {
     struct mca_btl_base_endpoint_t *endpoint;
@@ -63,6 +69,7 @@ typedef struct mca_btl_rwv_conn_t {
     mca_btl_rwv_conn_state_t state;
     bool may_send;             /* passive side: the active side has spoken */
     void *backend;             /* the backend's per-connection state */
+    uint8_t request_mac[MCA_BTL_RWV_MAC_BYTES]; /* active side: our request's, which the reply must name */
     double deadline;           /* connect timeout, CLOCK_MONOTONIC seconds */
     uint32_t id;               /* index in the module's connection table */
 
@@ -126,6 +133,8 @@ struct mca_btl_base_endpoint_t {
     pid_t cma_pid;             /* on this node and reachable by single copy (btl_rwv_cma.c), else 0 */
     int num_peer_rails;
     mca_btl_rwv_rail_addr_t peer_rails[MCA_BTL_RWV_MAX_RAILS];
+    uint8_t peer_secret[MCA_BTL_RWV_SECRET_BYTES]; /* from the modex: keys what we send it */
+    uint32_t peer_attempt[MCA_BTL_RWV_MAX_RAILS];  /* its last accepted attempt on each local rail */
     /* the connection on each local rail, created on first use */
     mca_btl_rwv_conn_t *conns[MCA_BTL_RWV_MAX_RAILS];
     /* local rails that reach this peer, in preference order */

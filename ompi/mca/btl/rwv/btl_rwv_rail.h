@@ -127,9 +127,11 @@ bool mca_btl_rwv_if_listed (char **list, const char *ifname, const struct sockad
  * also tells of a machine without RDMA devices */
 int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool required);
 
-/* Calls from a backend into the connection manager (btl_rwv_endpoint.c). */
+/* Calls from a backend into the connection manager (btl_rwv_endpoint.c).
+ * A request names the IPv4 address it came from (network byte order; 0
+ * if the backend cannot tell, and then it is refused). */
 void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data,
-                               size_t cm_len);
+                               size_t cm_len, uint32_t src_ipv4);
 void mca_btl_rwv_conn_established (struct mca_btl_rwv_conn_t *conn, const void *cm_data,
                                    size_t cm_len);
 void mca_btl_rwv_conn_failed (struct mca_btl_rwv_conn_t *conn, const char *why);

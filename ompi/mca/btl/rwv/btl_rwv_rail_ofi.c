@@ -267,13 +267,25 @@ static void ofi_mr_dereg (mca_btl_rwv_rail_t *r, void *mr)
 
 /* ------------------------------------------------------------ progress */
 
+/* Where a connection request came from: the provider puts the peer's
+ * address in the request's dest_addr. */
+static uint32_t ofi_source_ipv4 (const struct fi_info *info)
+{
+    const struct sockaddr_in *sin = (const struct sockaddr_in *) info->dest_addr;
+
+    if (NULL == sin || info->dest_addrlen < sizeof (*sin) || AF_INET != sin->sin_family) {
+        return 0;
+    }
+    return sin->sin_addr.s_addr;
+}
+
 static void ofi_cm_event (mca_btl_rwv_ofi_rail_t *rail, uint32_t event, struct fi_eq_cm_entry *entry, size_t len)
 {
     size_t cm_len = len > sizeof (*entry) ? len - sizeof (*entry) : 0;
     mca_btl_rwv_ofi_ep_t *oep;
 
     if (FI_CONNREQ == event) {
-        mca_btl_rwv_conn_request (&rail->super, entry->info, entry->data, cm_len);
+        mca_btl_rwv_conn_request (&rail->super, entry->info, entry->data, cm_len, ofi_source_ipv4 (entry->info));
         return;
     }
     oep = (mca_btl_rwv_ofi_ep_t *) entry->fid->context;

@@ -317,8 +317,11 @@ static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event
     mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) event->id->context;
 
     if (RDMA_CM_EVENT_CONNECT_REQUEST == event->event) {
+        const struct sockaddr_in *sin = (const struct sockaddr_in *) rdma_get_peer_addr (event->id);
+
         mca_btl_rwv_conn_request (&rail->super, event->id, event->param.conn.private_data,
-                                  event->param.conn.private_data_len);
+                                  event->param.conn.private_data_len,
+                                  NULL != sin && AF_INET == sin->sin_family ? sin->sin_addr.s_addr : 0);
         return;
     }
     if (NULL == vqp || NULL == vqp->conn) {

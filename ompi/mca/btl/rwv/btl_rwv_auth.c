@@ -1,0 +1,84 @@
+/*
+ * Proof of membership for connections: the secret and the MAC
+ * (HMAC-SHA-256 from OpenSSL's libcrypto, truncated to 64 bits so that a
+ * request fits the 56 bytes RDMA-CM carries; an online forgery needs
+ * 2^64 tries, each a connection attempt that is refused and counted).
+ */
+#include "opal_config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "btl_rwv.h"
+#include "btl_rwv_auth.h"
+#include "btl_rwv_endpoint.h"
+
+static uint8_t rwv_secret[MCA_BTL_RWV_SECRET_BYTES];
+
+int mca_btl_rwv_auth_init (void)
+{
+    size_t got = 0;
+
+    while (got < sizeof (rwv_secret)) {
+        ssize_t n = getrandom (rwv_secret + got, sizeof (rwv_secret) - got, 0);
+
+        if (n < 0 && EINTR != errno) {
+            return OPAL_ERROR;
+        }
+        got += n > 0 ? (size_t) n : 0;
+    }
+    return OPAL_SUCCESS;
+}
+
+const uint8_t *mca_btl_rwv_auth_secret (void)
+{
+    return rwv_secret;
+}
+
+/* What the MAC covers: the connection data up to its MAC, then who it is
+ * from and for, then the request it answers (zeros in a request). */
+typedef struct rwv_auth_input_t {
+    unsigned char data[offsetof (mca_btl_rwv_cm_data_t, mac)];
+    mca_btl_rwv_auth_ends_t ends;
+    uint8_t binding[MCA_BTL_RWV_MAC_BYTES];
+} rwv_auth_input_t;
+
+static void rwv_auth_mac (const mca_btl_rwv_cm_data_t *data, const uint8_t *key,
+                          const mca_btl_rwv_auth_ends_t *ends, const uint8_t *binding, uint8_t *mac)
+{
+    unsigned char full[EVP_MAX_MD_SIZE];
+    unsigned int full_len = 0;
+    rwv_auth_input_t input;
+
+    memset (&input, 0, sizeof (input));
+    memcpy (input.data, data, sizeof (input.data));
+    input.ends.to = ends->to;
+    input.ends.from_ipv4 = ends->from_ipv4;
+    input.ends.to_ipv4 = ends->to_ipv4;
+    if (NULL != binding) {
+        memcpy (input.binding, binding, sizeof (input.binding));
+    }
+    (void) HMAC (EVP_sha256 (), key, MCA_BTL_RWV_SECRET_BYTES, (const unsigned char *) &input, sizeof (input),
+                 full, &full_len);
+    memcpy (mac, full, MCA_BTL_RWV_MAC_BYTES);
+}
+
+void mca_btl_rwv_auth_sign (mca_btl_rwv_cm_data_t *data, const uint8_t *key, const mca_btl_rwv_auth_ends_t *ends,
+                            const uint8_t *binding)
+{
+    rwv_auth_mac (data, key, ends, binding, data->mac);
+}
+
+bool mca_btl_rwv_auth_check (const mca_btl_rwv_cm_data_t *data, const mca_btl_rwv_auth_ends_t *ends,
+                             const uint8_t *binding)
+{
+    uint8_t mac[MCA_BTL_RWV_MAC_BYTES];
+
+    rwv_auth_mac (data, rwv_secret, ends, binding, mac);
+    return 0 == CRYPTO_memcmp (mac, data->mac, sizeof (mac));
+}
