@@ -4,6 +4,7 @@
  */
 #include "opal_config.h"
 
+#include <arpa/inet.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -520,9 +521,13 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
     for (int i = 0 ; i < module->num_rails ; ++i) {
         mca_btl_rwv_rail_t *rail = module->rails[i];
 
+        char ip[INET_ADDRSTRLEN];
+
+        inet_ntop (AF_INET, &rail->addr.ipv4, ip, sizeof (ip));
         opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
-                             "btl/rwv: rail %d: %s (NUMA node %d, process on %d; %s; ring of %d x %d bytes "
-                             "per connected peer)", i, rail->name, rail->numa_node, numa,
+                             "btl/rwv: rail %d: %s listening on %s port %u (NUMA node %d, process on %d; %s; "
+                             "ring of %d x %d bytes per connected peer)", i, rail->name, ip,
+                             (unsigned) ntohs (rail->addr.port), rail->numa_node, numa,
                              rail->bandwidth > 0 ? "bandwidth configured" : "bandwidth measured",
                              c->eager_slots, c->eager_slot_size);
     }

@@ -266,6 +266,18 @@ static void mca_btl_rwv_conn_reset (mca_btl_rwv_conn_t *conn)
         (mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_AUTO && !conn->rail->ordered_placement);
 }
 
+/* The request as it goes on the wire, in hex, for tests that replay it. */
+static void mca_btl_rwv_trace_cm (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_cm_data_t *cm)
+{
+    char hex[2 * sizeof (*cm) + 1];
+
+    for (size_t i = 0 ; i < sizeof (*cm) ; ++i) {
+        snprintf (hex + 2 * i, 3, "%02x", ((const unsigned char *) cm)[i]);
+    }
+    RWV_TRACE("btl/rwv: connection data to %s on %s: %s", OPAL_NAME_PRINT(conn->endpoint->proc->proc_name),
+              conn->rail->name, hex);
+}
+
 static void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
@@ -283,6 +295,7 @@ static void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn)
                                .to = endpoint->proc->proc_name, .from_ipv4 = conn->rail->addr.ipv4,
                                .to_ipv4 = conn->peer_addr.ipv4}, NULL);
     memcpy (conn->request_mac, cm.mac, sizeof (cm.mac));
+    mca_btl_rwv_trace_cm (conn, &cm);
     if (OPAL_SUCCESS != conn->rail->ops->connect (conn->rail, conn, &cm, sizeof (cm))) {
         mca_btl_rwv_conn_failed (conn, "the connection could not be started");
     }
