@@ -80,6 +80,10 @@ typedef struct mca_btl_rwv_module_t {
     int num_rails;
 
     mca_rcache_base_module_t *rcache;
+    /* what peers may name in an atomic: our registrations by their key on
+     * the first rail (btl_rwv_module.c), under regs_lock */
+    opal_hash_table_t regs;
+    opal_mutex_t regs_lock;
     opal_free_list_t eager_frags;    /* send buffers, registered on every rail */
     opal_free_list_t rdma_ops;       /* put/get requests */
     opal_free_list_t pieces;         /* the part of a put/get on one rail; flush markers */
@@ -140,6 +144,10 @@ extern mca_btl_rwv_module_t mca_btl_rwv_module_template;
 #define MCA_BTL_RWV_UNLOCK(module) OPAL_THREAD_UNLOCK(&(module)->lock)
 
 /* btl_rwv_module.c */
+/* With regs_lock held: does [address, address + width) lie in memory we
+ * registered under KEY with every right in ACCESS? */
+bool mca_btl_rwv_registered_for (mca_btl_rwv_module_t *module, uint64_t key, uint64_t address, size_t width,
+                                 int32_t access);
 int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module);
 
 mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,

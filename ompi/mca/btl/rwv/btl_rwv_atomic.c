@@ -33,8 +33,9 @@
 #define MCA_BTL_RWV_ATOMIC_CSWAP 0x00ff
 
 typedef struct mca_btl_rwv_atomic_request_hdr_t {
-    uint64_t context;         /* the origin's mca_btl_rwv_atomic_t, echoed in the reply */
+    uint64_t context;         /* names the origin's request; only echoed */
     uint64_t address;
+    uint64_t key;             /* the target's registration, by its key on the target's first rail */
     uint64_t operand;
     uint64_t compare;         /* compare-and-swap only */
     uint16_t op;
@@ -45,6 +46,8 @@ typedef struct mca_btl_rwv_atomic_request_hdr_t {
 typedef struct mca_btl_rwv_atomic_reply_hdr_t {
     uint64_t context;
     uint64_t result;          /* the value before the operation */
+    int32_t status;           /* OPAL_SUCCESS, or why the target refused it */
+    uint32_t reserved;
 } mca_btl_rwv_atomic_reply_hdr_t;
 
 OBJ_CLASS_INSTANCE(mca_btl_rwv_atomic_t, opal_free_list_item_t, NULL, NULL);
@@ -252,8 +255,8 @@ static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_en
         .local_handle = local_handle, .flags = flags, .cbfunc = cbfunc, .cbcontext = cbcontext, .cbdata = cbdata,
     };
     hdr = (mca_btl_rwv_atomic_request_hdr_t) {
-        .context = (uint64_t) (uintptr_t) atomic, .address = remote_address, .operand = operand,
-        .compare = compare, .op = (uint16_t) op, .flags = (uint16_t) flags,
+        .context = (uint64_t) (uintptr_t) atomic, .address = remote_address, .key = remote_handle->rkey[0],
+        .operand = operand, .compare = compare, .op = (uint16_t) op, .flags = (uint16_t) flags,
     };
     /* listed before it can be answered: the reply may come in another thread */
     MCA_BTL_RWV_LOCK(module);
@@ -303,26 +306,91 @@ int mca_btl_rwv_atomic_cswap (mca_btl_base_module_t *btl, mca_btl_base_endpoint_
 
 /* ------------------------------------------------------------ target and reply */
 
-void mca_btl_rwv_atomic_receive (mca_btl_rwv_endpoint_t *endpoint, uint8_t tag, const void *payload, size_t len)
+static size_t mca_btl_rwv_atomic_width (int flags)
+{
+    return (flags & MCA_BTL_ATOMIC_FLAG_32BIT) ? 4 : 8;
+}
+
+/* Only an operation we offer, aligned, inside memory we registered for
+ * remote atomics under the key it names; the registration stays while it
+ * runs (regs_lock). */
+static int mca_btl_rwv_atomic_serve (const mca_btl_rwv_atomic_request_hdr_t *request, uint64_t *result)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    size_t width = mca_btl_rwv_atomic_width (request->flags);
+    int rc = OPAL_ERR_BAD_PARAM;
 
-    if (MCA_BTL_RWV_TAG_ATOMIC == tag) {
-        mca_btl_rwv_atomic_request_hdr_t request;
-        mca_btl_rwv_atomic_reply_hdr_t reply;
-
-        memcpy (&request, payload, sizeof (request));
-        reply.context = request.context;
-        reply.result = mca_btl_rwv_atomic_apply (request.address, request.op, request.flags, request.operand,
-                                                 request.compare);
-        /* no room now: the reply waits on the queue, or the peer is gone and nobody waits */
-        (void) mca_btl_rwv_send_control (module, endpoint, MCA_BTL_RWV_TAG_ATOMIC_REPLY, &reply, sizeof (reply));
-    } else {
-        mca_btl_rwv_atomic_reply_hdr_t reply;
-
-        memcpy (&reply, payload, sizeof (reply));
-        mca_btl_rwv_atomic_finish ((mca_btl_rwv_atomic_t *) (uintptr_t) reply.context, reply.result, OPAL_SUCCESS);
+    if (!mca_btl_rwv_atomic_supported (request->op, request->flags) ||
+        0 != (request->flags & ~(MCA_BTL_ATOMIC_FLAG_32BIT | MCA_BTL_ATOMIC_FLAG_FLOAT)) ||
+        0 != request->address % width) {
+        return rc;
     }
+    OPAL_THREAD_LOCK(&module->regs_lock);
+    if (mca_btl_rwv_registered_for (module, request->key, request->address, width, MCA_RCACHE_ACCESS_REMOTE_ATOMIC)) {
+        *result = mca_btl_rwv_atomic_apply (request->address, request->op, request->flags, request->operand,
+                                            request->compare);
+        rc = OPAL_SUCCESS;
+    }
+    OPAL_THREAD_UNLOCK(&module->regs_lock);
+    return rc;
+}
+
+static const char *mca_btl_rwv_atomic_request_receive (mca_btl_rwv_conn_t *conn, const void *payload, size_t len)
+{
+    mca_btl_rwv_atomic_request_hdr_t request;
+    mca_btl_rwv_atomic_reply_hdr_t reply = {0};
+
+    if (len < sizeof (request)) {
+        return "an atomic request shorter than its header";
+    }
+    memcpy (&request, payload, sizeof (request));
+    reply.context = request.context;
+    reply.status = mca_btl_rwv_atomic_serve (&request, &reply.result);
+    if (OPAL_SUCCESS != reply.status) {
+        mca_btl_rwv_conn_refused_access (conn, "an atomic", request.address, request.key);
+    }
+    /* no room now: the reply waits on the queue, or the peer is gone and nobody waits */
+    (void) mca_btl_rwv_send_control (mca_btl_rwv_component.module, conn->endpoint, MCA_BTL_RWV_TAG_ATOMIC_REPLY,
+                                     &reply, sizeof (reply));
+    return NULL;
+}
+
+/* Ours, and still waiting: a reply is never taken as a pointer on trust. */
+static mca_btl_rwv_atomic_t *mca_btl_rwv_atomic_waiting (mca_btl_rwv_endpoint_t *endpoint, uint64_t context)
+{
+    mca_btl_rwv_atomic_t *atomic, *found = NULL;
+
+    MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+    OPAL_LIST_FOREACH(atomic, &endpoint->atomics, mca_btl_rwv_atomic_t) {
+        if ((uint64_t) (uintptr_t) atomic == context) {
+            found = atomic;
+            break;
+        }
+    }
+    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
+    return found;
+}
+
+static const char *mca_btl_rwv_atomic_reply_receive (mca_btl_rwv_conn_t *conn, const void *payload, size_t len)
+{
+    mca_btl_rwv_atomic_reply_hdr_t reply;
+    mca_btl_rwv_atomic_t *atomic;
+
+    if (len < sizeof (reply)) {
+        return "an atomic reply shorter than its header";
+    }
+    memcpy (&reply, payload, sizeof (reply));
+    if (NULL == (atomic = mca_btl_rwv_atomic_waiting (conn->endpoint, reply.context))) {
+        return "the reply to an atomic this process never asked for";
+    }
+    mca_btl_rwv_atomic_finish (atomic, reply.result, OPAL_SUCCESS == reply.status ? OPAL_SUCCESS : OPAL_ERR_BAD_PARAM);
+    return NULL;
+}
+
+const char *mca_btl_rwv_atomic_receive (mca_btl_rwv_conn_t *conn, uint8_t tag, const void *payload, size_t len)
+{
+    return MCA_BTL_RWV_TAG_ATOMIC == tag ? mca_btl_rwv_atomic_request_receive (conn, payload, len)
+                                         : mca_btl_rwv_atomic_reply_receive (conn, payload, len);
 }
 
 /* The peer is gone: no reply will come. */

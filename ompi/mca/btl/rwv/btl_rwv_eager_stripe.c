@@ -93,22 +93,25 @@ static mca_btl_rwv_frag_t *mca_btl_rwv_reassembly_find (mca_btl_rwv_endpoint_t *
     return whole;
 }
 
-void mca_btl_rwv_eager_stripe_receive (mca_btl_rwv_endpoint_t *endpoint, uint8_t tag, const unsigned char *data,
-                                       size_t len)
+const char *mca_btl_rwv_eager_stripe_receive (mca_btl_rwv_endpoint_t *endpoint, uint8_t tag,
+                                              const unsigned char *data, size_t len)
 {
     mca_btl_rwv_stripe_hdr_t hdr = {0};
     mca_btl_rwv_frag_t *whole;
     size_t piece_len = len - sizeof (hdr);
 
-    if (len >= sizeof (hdr)) {
-        memcpy (&hdr, data, sizeof (hdr));
+    if (len < sizeof (hdr)) {
+        return "a piece of a split message shorter than its header";
     }
-    if (len < sizeof (hdr) || hdr.total > mca_btl_rwv_max_payload () || hdr.offset + piece_len > hdr.total ||
-        NULL == (whole = mca_btl_rwv_reassembly_find (endpoint, &hdr, tag))) {
-        /* only a sender of another version, or no memory, gets here */
-        opal_output (0, "btl/rwv: dropped a malformed or unplaceable piece of a split message from %s",
-                     OPAL_NAME_PRINT(endpoint->proc->proc_name));
-        return;
+    memcpy (&hdr, data, sizeof (hdr));
+    if (hdr.total > mca_btl_rwv_max_payload () || hdr.offset + piece_len > hdr.total) {
+        return "a piece of a split message that does not fit the whole";
+    }
+    if (NULL == (whole = mca_btl_rwv_reassembly_find (endpoint, &hdr, tag))) {
+        return "a piece of a split message that matches no other piece";
+    }
+    if (whole->received + piece_len > hdr.total) {
+        return "more pieces of a split message than the whole holds";
     }
     memcpy (whole->buf + hdr.offset, data + sizeof (hdr), piece_len);
     whole->received += (uint32_t) piece_len;
@@ -117,4 +120,5 @@ void mca_btl_rwv_eager_stripe_receive (mca_btl_rwv_endpoint_t *endpoint, uint8_t
         mca_btl_rwv_deliver (whole->tag, whole->buf, hdr.total);
         mca_btl_rwv_frag_return (whole);
     }
+    return NULL;
 }

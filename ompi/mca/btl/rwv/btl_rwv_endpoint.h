@@ -121,6 +121,7 @@ typedef struct mca_btl_rwv_conn_t {
     uint64_t small_puts;
     /* a put completed here before it was delivered: a flush must mark the stream (btl_rwv_flush.c) */
     bool unflushed;
+    unsigned access_refused;   /* requests refused for memory not registered for them (said once) */
 } mca_btl_rwv_conn_t;
 
 struct mca_btl_rwv_conn_t;
@@ -196,8 +197,9 @@ bool mca_btl_rwv_replay_is_duplicate (mca_btl_rwv_conn_t *conn, uint8_t rail, ui
 /* btl_rwv_eager_stripe.c */
 bool mca_btl_rwv_eager_stripe (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint,
                                struct mca_btl_rwv_frag_t *frag);
-void mca_btl_rwv_eager_stripe_receive (mca_btl_rwv_endpoint_t *endpoint, uint8_t tag, const unsigned char *data,
-                                       size_t len);
+/* NULL, or what is wrong with the piece (the caller reports it) */
+const char *mca_btl_rwv_eager_stripe_receive (mca_btl_rwv_endpoint_t *endpoint, uint8_t tag,
+                                              const unsigned char *data, size_t len);
 
 /* btl_rwv_stripe.c */
 struct mca_btl_rwv_rdma_op_t;
@@ -208,7 +210,8 @@ void mca_btl_rwv_stripe_retry (mca_btl_rwv_module_t *module);
 void mca_btl_rwv_request_release (struct mca_btl_rwv_rdma_op_t *request);
 
 /* btl_rwv_atomic.c */
-void mca_btl_rwv_atomic_receive (mca_btl_rwv_endpoint_t *endpoint, uint8_t tag, const void *payload, size_t len);
+/* NULL, or what is wrong with the message (the caller reports it) */
+const char *mca_btl_rwv_atomic_receive (mca_btl_rwv_conn_t *conn, uint8_t tag, const void *payload, size_t len);
 void mca_btl_rwv_atomics_fail (mca_btl_rwv_endpoint_t *endpoint);
 
 /* btl_rwv_rdma.c */
@@ -219,13 +222,19 @@ void mca_btl_rwv_conn_repost_puts (mca_btl_rwv_conn_t *conn);
 int mca_btl_rwv_endpoint_send_frag (mca_btl_rwv_endpoint_t *endpoint, struct mca_btl_rwv_frag_t *frag);
 void mca_btl_rwv_conn_send_frag (mca_btl_rwv_conn_t *conn, struct mca_btl_rwv_frag_t *frag);
 void mca_btl_rwv_deliver (mca_btl_base_tag_t tag, void *payload, size_t len);
-int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn);
 int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn);
 bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
 size_t mca_btl_rwv_ring_bytes (void);
+
+/* btl_rwv_recv.c: the eager receive path */
+int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);
+/* the peer sent something malformed: say what, close the connection */
+void mca_btl_rwv_conn_malformed (mca_btl_rwv_conn_t *conn, const char *what);
+/* the peer asked for memory not registered for it: say so once */
+void mca_btl_rwv_conn_refused_access (mca_btl_rwv_conn_t *conn, const char *what, uint64_t address, uint64_t key);
 
 static inline bool mca_btl_rwv_conn_ready (const mca_btl_rwv_conn_t *conn)
 {

@@ -124,6 +124,9 @@ static int mca_btl_rwv_reg_mem (void *reg_data, void *base, size_t size, mca_rca
             return rc;
         }
     }
+    OPAL_THREAD_LOCK(&module->regs_lock);
+    (void) opal_hash_table_set_value_uint64 (&module->regs, reg->handle.rkey[0], reg);
+    OPAL_THREAD_UNLOCK(&module->regs_lock);
     return OPAL_SUCCESS;
 }
 
@@ -132,10 +135,27 @@ static int mca_btl_rwv_dereg_mem (void *reg_data, mca_rcache_base_registration_t
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) reg_data;
     mca_btl_rwv_reg_t *reg = (mca_btl_rwv_reg_t *) rcreg;
 
+    OPAL_THREAD_LOCK(&module->regs_lock);
+    (void) opal_hash_table_remove_value_uint64 (&module->regs, reg->handle.rkey[0]);
+    OPAL_THREAD_UNLOCK(&module->regs_lock);
+
     for (int i = 0 ; i < module->num_rails ; ++i) {
         module->rails[i]->ops->mr_dereg (module->rails[i], reg->mr[i]);
     }
     return OPAL_SUCCESS;
+}
+
+bool mca_btl_rwv_registered_for (mca_btl_rwv_module_t *module, uint64_t key, uint64_t address, size_t width,
+                                 int32_t access)
+{
+    mca_btl_rwv_reg_t *reg;
+
+    if (OPAL_SUCCESS != opal_hash_table_get_value_uint64 (&module->regs, key, (void **) &reg)) {
+        return false;
+    }
+    return address >= (uint64_t) (uintptr_t) reg->base.base && address + width > address &&
+           address + width - 1 <= (uint64_t) (uintptr_t) reg->base.bound &&
+           access == (reg->base.access_flags & access);
 }
 
 static mca_btl_base_registration_handle_t *mca_btl_rwv_register_mem (mca_btl_base_module_t *btl,
@@ -196,7 +216,10 @@ int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
     OBJ_CONSTRUCT(&module->endpoint_list, opal_list_t);
     OBJ_CONSTRUCT(&module->conns, opal_pointer_array_t);
     OBJ_CONSTRUCT(&module->lock, opal_recursive_mutex_t);
+    OBJ_CONSTRUCT(&module->regs, opal_hash_table_t);
+    OBJ_CONSTRUCT(&module->regs_lock, opal_mutex_t);
     opal_hash_table_init (&module->endpoints, 256);
+    opal_hash_table_init (&module->regs, 256);
     opal_pointer_array_init (&module->conns, 64, 1 << 16, 64);
 
     rc = mca_btl_rwv_rcache_create (module);
@@ -256,6 +279,8 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
         module->rails[i]->ops->close (module->rails[i]);
     }
     OBJ_DESTRUCT(&module->endpoints);
+    OBJ_DESTRUCT(&module->regs);
+    OBJ_DESTRUCT(&module->regs_lock);
     OBJ_DESTRUCT(&module->endpoint_list);
     OBJ_DESTRUCT(&module->conns);
     OBJ_DESTRUCT(&module->lock);

@@ -1,6 +1,7 @@
 /*
- * The eager path: RDMA writes into the peer's ring, credits, the queue of
- * messages waiting for a connection or for room, and the receive poll.
+ * The eager send path: RDMA writes into the peer's ring, credits, the queue
+ * of messages waiting for a connection or for room (the receive side is
+ * btl_rwv_recv.c).
  *
  * Credits: we may have at most peer_slots messages in the peer's ring that
  * it has not consumed.  The peer reports how many it consumed in every
@@ -54,6 +55,10 @@ static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
 {
     uint64_t reported = *mca_btl_rwv_credit_word (conn);
 
+    if (OPAL_UNLIKELY(reported > conn->send_seq)) {
+        mca_btl_rwv_conn_malformed (conn, "its credit word counts messages never sent to it");
+        return false;
+    }
     if (reported > conn->peer_consumed) {
         conn->peer_consumed = reported;
         mca_btl_rwv_conn_release_acked (conn);
@@ -318,90 +323,4 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
         *descriptor = mca_btl_rwv_alloc_descriptor (btl, endpoint, order, len, flags);
     }
     return rc;
-}
-
-/* ------------------------------------------------------------ receive */
-
-static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn)
-{
-    uint64_t raddr = conn->peer_ring_raddr + (uint64_t) conn->peer_slots * conn->peer_slot_size;
-
-    if (conn->recv_seq - conn->credits_reported < (uint64_t) mca_btl_rwv_component.eager_slots / 2 ||
-        !mca_btl_rwv_conn_ready (conn)) {
-        return;
-    }
-    if (OPAL_SUCCESS == conn->rail->ops->inject_write (conn, &conn->recv_seq, sizeof (conn->recv_seq), raddr,
-                                                       conn->peer_ring_rkey, false, 0)) {
-        conn->credits_reported = conn->recv_seq;
-    }
-}
-
-static mca_btl_rwv_eager_hdr_t *mca_btl_rwv_next_arrival (mca_btl_rwv_conn_t *conn)
-{
-    size_t slot_size = (size_t) mca_btl_rwv_component.eager_slot_size;
-    size_t slot = conn->recv_seq % (uint64_t) mca_btl_rwv_component.eager_slots;
-    mca_btl_rwv_eager_hdr_t *hdr = (mca_btl_rwv_eager_hdr_t *) (conn->ring + (slot + 1) * slot_size - HDR_SIZE);
-
-    if (conn->notify_imm ? conn->imm_seen <= conn->recv_seq
-                         : ((volatile mca_btl_rwv_eager_hdr_t *) hdr)->seq != conn->recv_seq + 1) {
-        return NULL;
-    }
-    opal_atomic_rmb ();
-    return hdr;
-}
-
-/* Hand one arrival to the PML, unless it is a connection opener or the
- * replay of a message already consumed from the rail that failed. */
-static void mca_btl_rwv_conn_consume (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr)
-{
-    unsigned char *payload = (unsigned char *) hdr - MCA_BTL_RWV_PAD8(hdr->len);
-
-    if ((hdr->flags & MCA_BTL_RWV_HDR_FLAG_HELLO) ||
-        ((hdr->flags & MCA_BTL_RWV_HDR_FLAG_REPLAY) &&
-         mca_btl_rwv_replay_is_duplicate (conn, hdr->replay_rail, hdr->replay_seq))) {
-        return;
-    }
-    if (mca_btl_rwv_tag_is_ours (hdr->tag)) {
-        mca_btl_rwv_atomic_receive (conn->endpoint, hdr->tag, payload, hdr->len);
-    } else if (hdr->flags & MCA_BTL_RWV_HDR_FLAG_STRIPE) {
-        mca_btl_rwv_eager_stripe_receive (conn->endpoint, hdr->tag, payload, hdr->len);
-    } else {
-        mca_btl_rwv_deliver (hdr->tag, payload, hdr->len);
-    }
-}
-
-/* Deliver what arrived.  Only the progressing thread gets here (see
- * mca_btl_rwv_progress), so nobody else reads this ring; the state lock is
- * dropped around each upcall.  A slot counts as consumed, and is credited
- * to the peer, only once its upcall has returned. */
-int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    mca_btl_rwv_eager_hdr_t *hdr;
-    int count = 0;
-
-    while (NULL != (hdr = mca_btl_rwv_next_arrival (conn))) {
-        MCA_BTL_RWV_LOCK(module);
-        conn->may_send = true;
-        if (hdr->consumed > conn->peer_consumed) {
-            conn->peer_consumed = hdr->consumed;
-            mca_btl_rwv_conn_release_acked (conn);
-        }
-        MCA_BTL_RWV_UNLOCK(module);
-        mca_btl_rwv_conn_consume (conn, hdr);
-        MCA_BTL_RWV_LOCK(module);
-        conn->recv_seq++;
-        MCA_BTL_RWV_UNLOCK(module);
-        ++count;
-    }
-    /* credits may also have come as a write into our credit word */
-    if (count || !opal_list_is_empty (&conn->pending)) {
-        MCA_BTL_RWV_LOCK(module);
-        if (count) {
-            mca_btl_rwv_return_credits (conn);
-        }
-        mca_btl_rwv_conn_flush_pending (conn);
-        MCA_BTL_RWV_UNLOCK(module);
-    }
-    return count;
 }
