@@ -51,6 +51,15 @@ typedef struct mca_btl_rwv_reg_t {
     mca_btl_base_registration_handle_t handle;
 } mca_btl_rwv_reg_t;
 
+/* Tests only (environment variable RWV_TEST_FAULT): this process
+ * misbehaves as a broken or hostile member would, so the suite can prove
+ * that its peers refuse it and live. */
+typedef enum {
+    MCA_BTL_RWV_TEST_FAULT_NONE,
+    MCA_BTL_RWV_TEST_FAULT_RING_LEN,     /* "ring_len": one message claims 4 GiB */
+    MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR,  /* "atomic_addr": atomics aim 1 GiB past their target */
+} mca_btl_rwv_test_fault_t;
+
 typedef enum {
     MCA_BTL_RWV_SINGLE_COPY_NONE,
     MCA_BTL_RWV_SINGLE_COPY_CMA,     /* process_vm_readv/writev to peers on this node */
@@ -132,6 +141,7 @@ typedef struct mca_btl_rwv_component_t {
     int eager_rail;                  /* mca_btl_rwv_eager_rail_t */
     bool one_sided;                  /* put rwv first in osc_rdma_btls */
     int single_copy;                 /* mca_btl_rwv_single_copy_t */
+    int test_fault;                  /* mca_btl_rwv_test_fault_t, from RWV_TEST_FAULT */
     int backend;                     /* mca_btl_rwv_backend_t */
 
     mca_btl_rwv_module_t *module;    /* the one module, once initialised */

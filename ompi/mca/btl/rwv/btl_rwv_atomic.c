@@ -258,6 +258,9 @@ static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_en
         .context = (uint64_t) (uintptr_t) atomic, .address = remote_address, .key = remote_handle->rkey[0],
         .operand = operand, .compare = compare, .op = (uint16_t) op, .flags = (uint16_t) flags,
     };
+    if (OPAL_UNLIKELY(MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR == mca_btl_rwv_component.test_fault)) {
+        hdr.address += (uint64_t) 1 << 30;
+    }
     /* listed before it can be answered: the reply may come in another thread */
     MCA_BTL_RWV_LOCK(module);
     opal_list_append (&endpoint->atomics, &atomic->super.super);

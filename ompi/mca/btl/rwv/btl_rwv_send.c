@@ -88,6 +88,13 @@ static size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char *buf, s
         .replay_seq = replay_seq, .consumed = conn->recv_seq, .seq = conn->send_seq + 1,
     };
 
+    static bool faulted;
+
+    if (OPAL_UNLIKELY(MCA_BTL_RWV_TEST_FAULT_RING_LEN == mca_btl_rwv_component.test_fault) && !faulted &&
+        conn->send_seq >= 10) {
+        faulted = true;
+        hdr.len = 0xfffffff0u;
+    }
     memcpy (buf + MCA_BTL_RWV_PAD8(len), &hdr, HDR_SIZE);
     return MCA_BTL_RWV_PAD8(len) + HDR_SIZE;
 }

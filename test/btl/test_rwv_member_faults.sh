@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Proves a member that sends malformed data cannot crash or corrupt its
+# peers (the faulty process is made so by RWV_TEST_FAULT, a switch that
+# exists for this test):
+#  - a ring message whose length claims 4 GiB, on one rail: the peer names
+#    the sender's host and what was wrong, closes the connection, and the
+#    job ends through Open MPI's error path: no crash, no hang;
+#  - the same on one of two rails between emulated nodes: the other rail
+#    carries on and every byte of a two-way stream arrives right;
+#  - atomics aimed outside the target's window: the target refuses them
+#    (one message naming the sender's host), touches nothing and lives.
+set -u
+. "$(dirname "$0")/../lib.sh"
+export RWV_CLUSTER=rwvf
+. "$(dirname "$0")/../cluster/cluster.sh"
+bin=$RWV_BUILD/test/mpi
+err=$(mktemp)
+trap 'rm -f "$err"; cluster_down' EXIT
+
+crashed () { grep -q -i -e 'segmentation fault' -e 'signal 11' -e 'core dumped' "$err"; }
+
+# 1. one node, the loopback rail (single copies off so puts use it too)
+RWV_EXPECT="a message longer than a ring slot" run_keeping_help "$err" timeout 120 \
+    mpirun --mca btl self,rwv --mca btl_rwv_single_copy none \
+    -np 1 "$bin/test_pingpong_verify" -m 65536 : \
+    -np 1 -x RWV_TEST_FAULT=ring_len "$bin/test_pingpong_verify" -m 65536 > /dev/null
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! crashed &&
+   grep -q 'received a malformed message from host' "$err"; then
+    echo "ok - a ring message claiming 4 GiB: its sender's host is named, the connection closed, the job ends without a crash (exit $rc)"
+else
+    echo "not ok - malformed ring message on one rail: exit $rc"; tail -15 "$err"
+fi
+
+# 2. two emulated nodes, two rails: the other rail carries on
+cluster_up 2 2 || exit $?
+n1=$(cluster_node_name 1)
+n2=$(cluster_node_name 2)
+out=$(RWV_EXPECT="a message longer than a ring slot" run_keeping_help "$err" timeout 300 bash -c \
+    '. "$0"; cluster_mpirun --mca mpi_yield_when_idle 1 --mca btl self,rwv \
+     -np 1 -H "$1" "$3" -n 200 : -np 1 -H "$2" -x RWV_TEST_FAULT=ring_len "$3" -n 200' \
+    "$(dirname "$0")/../cluster/cluster.sh" "$n1" "$n2" "$bin/test_stream_verify")
+rc=$?
+if [ "$rc" -eq 0 ] && ! crashed && echo "$out" | grep -q '^ok - .* 0 corrupted bytes' &&
+   grep -q "received a malformed message from host $n2" "$err"; then
+    echo "ok - the same on one of two rails: the sender is named, the other rail carries a two-way stream with every byte right"
+else
+    echo "not ok - malformed ring message on one of two rails: exit $rc"; echo "$out" | tail -3; tail -15 "$err"
+fi
+
+# 3. atomics outside the window: refused at the target, which lives
+out=$(RWV_EXPECT="refused a request from host $n2" run_keeping_help "$err" timeout 300 bash -c \
+    '. "$0"; cluster_mpirun --mca mpi_yield_when_idle 1 --mca btl self,rwv \
+     -np 1 -H "$1" "$3" -C -n 20 : -np 1 -H "$2" -x RWV_TEST_FAULT=atomic_addr "$3" -C -n 20' \
+    "$(dirname "$0")/../cluster/cluster.sh" "$n1" "$n2" "$bin/test_onesided_verify")
+rc=$?
+if [ "$rc" -ne 124 ] && ! crashed && grep -q "refused a request from host $n2" "$err" &&
+   grep -q 'an atomic at 0x' "$err"; then
+    echo "ok - atomics aimed outside the target's window are refused with a message naming the sender's host; the target lives (exit $rc: the sender's own checks see the errors)"
+else
+    echo "not ok - atomics outside the window: exit $rc"; tail -15 "$err"
+fi
