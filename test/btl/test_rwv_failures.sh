@@ -4,7 +4,10 @@
 #    host and the rail after btl_rwv_connect_timeout;
 #  - a peer killed in the middle of a transfer: with mpirun told to let the
 #    survivors run on (--enable-recovery), rwv itself must notice that the
-#    peer closed the connection without the goodbye it writes at finalize.
+#    peer closed the connection without the goodbye it writes at finalize;
+#  - the only rail's link down for 2 s in the middle of a stream: the job
+#    rides it out (btl_rwv_rail_down_timeout) with every byte right, as it
+#    does over btl/tcp.
 set -u
 . "$(dirname "$0")/../cluster/cluster.sh"
 . "$(dirname "$0")/../lib.sh"
@@ -39,3 +42,32 @@ if [ "$rc" -ne 124 ] && grep -q 'closed the connection without saying goodbye' "
 else
     echo "not ok - peer death: exit $rc"; tail -15 "$err"
 fi
+
+# the only rail rwv uses (r2; the runtime keeps r1) flaps for 2 s after 60
+# of 300 messages of a two-way stream
+flap () {
+    local pid i rc out=$1
+    : > "$out"
+    timeout 240 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --mca mpi_yield_when_idle 1 \
+        --mca btl self,rwv --mca btl_rwv_if_include r2 --mca btl_base_verbose 20 "$1" -n 300 -t 10' \
+        "$(dirname "$0")/../cluster/cluster.sh" "$RWV_BUILD/test/mpi/test_stream_verify" > "$out" 2> "$err" &
+    pid=$!
+    for ((i = 0; i < 1200; i++)); do
+        grep -q '^# progress 60' "$out" && break
+        sleep 0.1
+    done
+    ip -n "$(cluster_node_name 2)" link set r2 down
+    sleep 2
+    ip -n "$(cluster_node_name 2)" link set r2 up
+    wait $pid
+}
+out=$(mktemp)
+flap "$out"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^ok - a two-way stream of 300 .* 0 corrupted bytes' "$out" &&
+   grep -q 'r2 .*: the link went down; peers with no other rail wait' "$err" && grep -q 'r2 .*: the link is back after' "$err"; then
+    echo "ok - the only rail's link down for 2 s in the middle of a stream: the job rides it out with every byte right"
+else
+    echo "not ok - 2 s link flap on the only rail: exit $rc"; grep -E '^(ok|not ok)' "$out"; grep -v '^$' "$err" | tail -10
+fi
+rm -f "$out"

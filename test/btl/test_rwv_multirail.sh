@@ -123,10 +123,11 @@ fi
 # the runtime keeps rail 1; rwv has rails 2 and 3 only, and loses both
 cluster_up 2 3 || exit $?
 RWV_EXPECT="could not keep a connection to host rwvn" run_keeping_help "$err" \
-    stream_with_failure --mca btl_rwv_if_include r2,r3 -- r2 r3
+    stream_with_failure --mca btl_rwv_if_include r2,r3 --mca btl_rwv_rail_down_timeout 2 -- r2 r3
 rc=$?
-if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q 'could not keep a connection to host rwvn' "$err"; then
-    echo "ok - losing the last rail to a peer ends the job with a message naming the peer's host, no hang"
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q 'could not keep a connection to host rwvn' "$err" &&
+   grep -q 'did not come back within 2 s' "$err"; then
+    echo "ok - losing the last rail to a peer for longer than btl_rwv_rail_down_timeout ends the job with a message naming the peer's host, no hang"
 else
     echo "not ok - last rail lost: exit $rc"; grep -v '^$' "$err" | tail -12
 fi

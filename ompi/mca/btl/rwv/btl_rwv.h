@@ -133,6 +133,7 @@ typedef struct mca_btl_rwv_component_t {
     int eager_slot_size;
     int eager_mode;                  /* mca_btl_rwv_eager_mode_t as chosen by the user */
     int connect_timeout;             /* seconds */
+    int rail_down_timeout;           /* seconds a lost link may take to come back */
     char *rcache_name;
     char *backends;                  /* read only: what this build contains */
     char *rail_bandwidth;            /* Mbit/s per rail, comma separated; empty: measured */

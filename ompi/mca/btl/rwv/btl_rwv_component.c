@@ -120,6 +120,11 @@ static int rwv_register (void)
     rwv_register_int ("connect_timeout",
         "Seconds to wait for a connection to a peer before reporting it unreachable", 30,
         &c->connect_timeout);
+    rwv_register_int ("rail_down_timeout",
+        "Seconds a rail's link may stay down before rwv gives it up. Peers with another rail move "
+        "to it at once; a peer whose only rail it is keeps its connection meanwhile (TCP, or the "
+        "HCA's retries, hold what was sent), so a link that flaps or a switch that reboots within "
+        "this time costs nothing. 0: give the rail up at once", 120, &c->rail_down_timeout);
     rwv_register_string ("rail_bandwidth",
         "Bandwidth of each network rail in Mbit/s, comma separated, in the order btl_base_verbose 100 "
         "lists the rails (e.g. 25000,12500); the loopback rail, used only within a node, takes no "
@@ -320,6 +325,10 @@ static bool rwv_params_valid (void)
     snprintf (value, sizeof (value), "%d", c->connect_timeout);
     if (c->connect_timeout <= 0) {
         return rwv_invalid ("btl_rwv_connect_timeout", value, "use a positive number of seconds");
+    }
+    snprintf (value, sizeof (value), "%d", c->rail_down_timeout);
+    if (c->rail_down_timeout < 0) {
+        return rwv_invalid ("btl_rwv_rail_down_timeout", value, "use 0 or a positive number of seconds");
     }
     if (*c->provider_include && 0 != strcmp (c->provider_exclude, "sockets") && *c->provider_exclude) {
         return rwv_invalid ("btl_rwv_provider_include", c->provider_include,

@@ -33,6 +33,9 @@
 
 #include "opal/util/show_help.h"
 
+#include "opal/mca/btl/base/base.h"
+#include "opal/util/output.h"
+
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
@@ -173,20 +176,50 @@ bool mca_btl_rwv_replay_is_duplicate (mca_btl_rwv_conn_t *conn, uint8_t rail, ui
     return duplicate;
 }
 
-static void mca_btl_rwv_rail_went_down (mca_btl_rwv_module_t *module, mca_btl_rwv_rail_t *rail)
+/* Fail the connections on RAIL, all of them or only those whose peer
+ * has another live rail to carry on. */
+static void mca_btl_rwv_rail_fail_conns (mca_btl_rwv_module_t *module, mca_btl_rwv_rail_t *rail, bool all,
+                                         const char *why)
 {
     int size = opal_pointer_array_get_size (&module->conns);
-    char why[96];
 
-    rail->down = true;
-    snprintf (why, sizeof (why), "the link of interface %s went down", rail->ifname);
     for (int i = 0 ; i < size ; ++i) {
         mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
 
-        if (NULL != conn && conn->rail == rail && MCA_BTL_RWV_CONN_FAILED != conn->state) {
+        if (NULL != conn && conn->rail == rail && MCA_BTL_RWV_CONN_FAILED != conn->state &&
+            (all || mca_btl_rwv_endpoint_has_live_rail (conn->endpoint, conn))) {
             mca_btl_rwv_conn_failed (conn, why);
         }
     }
+}
+
+/* The link went down.  Peers with another rail move to it at once (the
+ * failover replays what was in flight).  A peer with no other rail keeps
+ * its connection: the kernel's TCP (or the HCA's retries) holds what was
+ * sent, and a link back within btl_rwv_rail_down_timeout loses nothing,
+ * as over btl/tcp.  Past that the rail is given up. */
+static void mca_btl_rwv_rail_link_lost (mca_btl_rwv_module_t *module, mca_btl_rwv_rail_t *rail, double now)
+{
+    char why[96];
+
+    snprintf (why, sizeof (why), "the link of interface %s went down", rail->ifname);
+    rail->link_lost_at = now;
+    opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                         "btl/rwv: %s: the link went down; peers with no other rail wait up to %d s "
+                         "(btl_rwv_rail_down_timeout) for it to come back", rail->name,
+                         mca_btl_rwv_component.rail_down_timeout);
+    mca_btl_rwv_rail_fail_conns (module, rail, mca_btl_rwv_component.rail_down_timeout <= 0, why);
+    rail->down = mca_btl_rwv_component.rail_down_timeout <= 0;
+}
+
+static void mca_btl_rwv_rail_given_up (mca_btl_rwv_module_t *module, mca_btl_rwv_rail_t *rail)
+{
+    char why[128];
+
+    snprintf (why, sizeof (why), "the link of interface %s went down and did not come back within %d s",
+              rail->ifname, mca_btl_rwv_component.rail_down_timeout);
+    rail->down = true;
+    mca_btl_rwv_rail_fail_conns (module, rail, true, why);
 }
 
 void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now)
@@ -211,8 +244,9 @@ void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now)
     }
 }
 
-/* A rail whose link comes back serves peers met from then on; the peers
- * that lost it keep to their other rails. */
+/* A rail whose link comes back within btl_rwv_rail_down_timeout carries
+ * on with the connections it kept and serves new peers; peers that moved
+ * to other rails stay there. */
 void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now)
 {
     /* a job that never used rwv pays no ioctl for it */
@@ -224,9 +258,14 @@ void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now)
         mca_btl_rwv_rail_t *rail = module->rails[r];
         bool up = rail->ops->link_up (rail);
 
-        if (!up && !rail->down) {
-            mca_btl_rwv_rail_went_down (module, rail);
-        } else if (up && rail->down) {
+        if (!up && 0 == rail->link_lost_at) {
+            mca_btl_rwv_rail_link_lost (module, rail, now);
+        } else if (!up && !rail->down && now - rail->link_lost_at >= mca_btl_rwv_component.rail_down_timeout) {
+            mca_btl_rwv_rail_given_up (module, rail);
+        } else if (up && 0 != rail->link_lost_at) {
+            opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                                 "btl/rwv: %s: the link is back after %.1f s", rail->name, now - rail->link_lost_at);
+            rail->link_lost_at = 0;
             rail->down = false;
         }
     }

@@ -85,7 +85,8 @@ struct mca_btl_rwv_rail_t {
     char ifname[32];                /* the network interface, for link checks and NUMA */
     int numa_node;                  /* of the NIC, -1 if unknown */
     double bandwidth;               /* configured bytes per microsecond, 0: measure */
-    bool down;                      /* its link went down: no new traffic */
+    bool down;                      /* given up: its link stayed down past btl_rwv_rail_down_timeout */
+    double link_lost_at;            /* when its link went down, 0 while it is up */
 };
 
 /* The IPv4 netmask of a prefix length, network byte order.  Not
