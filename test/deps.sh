@@ -5,7 +5,7 @@ set -eu
 packages=(
     gcc libc6-dev make autoconf automake libtool pkg-config
     openmpi-bin libopenmpi-dev
-    libfabric-dev libfabric-bin libhwloc-dev libssl-dev
+    libfabric-dev libfabric-bin libhwloc-dev
     libibverbs-dev librdmacm-dev
     iproute2 util-linux
     gnuplot-nox netpipe-openmpi

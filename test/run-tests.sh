@@ -161,11 +161,20 @@ done
 run_test "rdmabar: invalid parameters"                  "$t/coll/test_rdmabar_bad_params.sh"
 run_test "rdmabar: emulated nodes"                       "$t/coll/test_rdmabar_cluster.sh"
 run_test "rwv: invalid parameters"                      "$t/btl/test_rwv_bad_params.sh"
+run_test "rwv: the MAC of the connection proof"         "$bin/btl/test_rwv_siphash"
 run_test "rwv: 2 emulated nodes"                        "$t/btl/test_rwv_cluster.sh" 2 1
 run_test "rwv: 3 emulated nodes, 2 rails"               "$t/btl/test_rwv_cluster.sh" 3 2
 run_test "rwv: unreachable and dying peers"             "$t/btl/test_rwv_failures.sh"
+run_test "rwv: outsiders on the rail network are refused" "$t/btl/test_rwv_outsiders.sh"
 run_test "rwv: multi-rail striping and failover"       "$t/btl/test_rwv_multirail.sh"
 run_test "rwv: MPI one-sided (osc/rdma) on 1, 2, 3 nodes" "$t/btl/test_rwv_onesided.sh"
+run_test "rwv: a member sending malformed data is refused" "$t/btl/test_rwv_member_faults.sh"
+# accumulates through derived datatypes, fetched and target values checked
+# (-q: 4 of the 9 basic types, as 4 ranks share the cores)
+for btls in self,rwv self,vader,rwv; do
+    LABEL="4 ranks, --mca btl $btls" run_test "rwv: MPI one-sided accumulates of derived datatypes (test_onesided_datatypes), --mca btl $btls" \
+        mpirun -np 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_onesided_datatypes" -q
+done
 # osc/rdma 4.1.4 pairs an address with another region's key when the target
 # attaches meanwhile; single copies to same-node peers need no key
 for btls in self,rwv self,vader,rwv; do

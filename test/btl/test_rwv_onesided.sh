@@ -12,6 +12,10 @@
 #    4.1.5), whatever the BTL, shape the choice: a dynamic window deadlocks
 #    at its first remote access, and a rank count that is not a multiple of
 #    the node count makes MPI_Win_allocate address the wrong rank's memory;
+#  - on 2 emulated nodes x 2 ranks, accumulates through derived datatypes
+#    checked by test_onesided_datatypes (fetched and target values of
+#    MPI_Get_accumulate, MPI_Accumulate and MPI_Fetch_and_op, every valid
+#    op, contiguous and strided types, every synchronisation);
 #  - a rail taken down while 4 ranks on 2 nodes hammer one counter with
 #    fetch-and-op, get-accumulate and compare-and-swap: every count exact;
 #  - a peer that dies in the middle of a passive-target epoch: rwv's
@@ -21,6 +25,7 @@ set -u
 . "$(dirname "$0")/../cluster/cluster.sh"
 . "$(dirname "$0")/../lib.sh"
 bin=$RWV_BUILD/test/mpi/test_onesided_verify
+datatypes=$RWV_BUILD/test/mpi/test_onesided_datatypes
 out=$(mktemp)
 err=$(mktemp)
 wrap=$(mktemp)
@@ -48,6 +53,8 @@ verify_run "1 node, 3 ranks, --mca btl self,vader,rwv" mpirun --timeout 600 -np 
 cluster_up 2 1 || exit $?
 verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv" cluster_mpirun --timeout 600 -np 4 --map-by node \
     --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$bin" -D -m 1048576 -n 50
+verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv, derived datatypes" cluster_mpirun --timeout 600 -np 4 \
+    --map-by node --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$datatypes" -D -q
 cluster_down
 cluster_up 3 2 || exit $?
 verify_run "3 emulated nodes, 2 rails, --mca btl self,rwv" cluster_mpirun --timeout 600 -np 3 --map-by node \

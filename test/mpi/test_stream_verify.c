@@ -8,9 +8,11 @@
  * duplicated (it would match the wrong receive), stale or corrupted
  * message shows as corrupted bytes.  Rank 0 prints one line per check;
  * after every TICK messages, rank 0 prints "# progress N" (for a test to
- * act in the middle).
+ * act in the middle).  With -f FILE, the stream goes on after COUNT
+ * messages until FILE exists (rank 0 looks, once a message), for a test
+ * that acts for as long as it needs while the job works.
  *
- *   test_stream_verify [-n COUNT] [-s MAX_BYTES] [-t TICK]
+ *   test_stream_verify [-n COUNT] [-s MAX_BYTES] [-t TICK] [-f FILE]
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -36,7 +38,8 @@ static size_t stream_size (int iter, size_t max)
 
 int main (int argc, char **argv)
 {
-    int rank, size, peer, count = 200, tick = 20, opt;
+    int rank, size, peer, count = 200, tick = 20, opt, iter;
+    const char *until = NULL;
     size_t max = 16u << 20;
     unsigned char *out, *in;
     long bad = 0, total_bad;
@@ -44,14 +47,15 @@ int main (int argc, char **argv)
     MPI_Init (&argc, &argv);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &size);
-    while (-1 != (opt = getopt (argc, argv, "n:s:t:"))) {
+    while (-1 != (opt = getopt (argc, argv, "n:s:t:f:"))) {
         switch (opt) {
         case 'n': count = atoi (optarg); break;
         case 's': max = strtoull (optarg, NULL, 0); break;
         case 't': tick = atoi (optarg); break;
+        case 'f': until = optarg; break;
         default:
             if (0 == rank) {
-                fprintf (stderr, "usage: %s [-n COUNT] [-s MAX_BYTES] [-t TICK]\n", argv[0]);
+                fprintf (stderr, "usage: %s [-n COUNT] [-s MAX_BYTES] [-t TICK] [-f FILE]\n", argv[0]);
             }
             MPI_Abort (MPI_COMM_WORLD, 2);
         }
@@ -66,8 +70,19 @@ int main (int argc, char **argv)
     out = malloc (max ? max : 1);
     in = malloc (max ? max : 1);
 
-    for (int iter = 0 ; iter < count ; ++iter) {
+    for (iter = 0 ; ; ++iter) {
         size_t n = stream_size (iter, max);
+
+        if (iter >= count) {
+            int stop = NULL == until || (0 == rank && 0 == access (until, F_OK));
+
+            if (NULL != until) {
+                MPI_Bcast (&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            }
+            if (stop) {
+                break;
+            }
+        }
 
         for (size_t i = 0 ; i < n ; ++i) {
             out[i] = pattern_byte (n, iter, rank, i);
@@ -83,10 +98,10 @@ int main (int argc, char **argv)
             fflush (stdout);
         }
     }
-    MPI_Reduce (&bad, &total_bad, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Allreduce (&bad, &total_bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD); /* every rank exits by it */
     if (0 == rank) {
         printf ("%s - a two-way stream of %d messages of up to %zu bytes per rank, %d ranks: %ld corrupted bytes\n",
-                0 == total_bad ? "ok" : "not ok", count, max, size, total_bad);
+                0 == total_bad ? "ok" : "not ok", iter, max, size, total_bad);
     }
     free (out);
     free (in);

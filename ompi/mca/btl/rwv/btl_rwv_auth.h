@@ -3,7 +3,7 @@
  *
  * Every process draws a secret from the kernel at init and publishes it
  * only through the runtime's modex (the launcher's channel, never a
- * rail).  A connection request carries a MAC keyed with the ACCEPTOR's
+ * rail).  A connection request carries a MAC (SipHash-2-4) keyed with the ACCEPTOR's
  * secret, so only a process of this job can make one, and the acceptor
  * checks it with what it holds alone, before it creates any state.  The
  * reply carries a MAC keyed with the connector's secret and bound to the
@@ -20,7 +20,7 @@
 
 #include "opal/util/proc.h"
 
-#define MCA_BTL_RWV_SECRET_BYTES 32
+#define MCA_BTL_RWV_SECRET_BYTES 16 /* a SipHash key */
 #define MCA_BTL_RWV_MAC_BYTES 8
 
 struct mca_btl_rwv_cm_data_t;

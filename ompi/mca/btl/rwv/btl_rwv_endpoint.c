@@ -37,6 +37,7 @@ static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)
     endpoint->ops_out = 0;
     OBJ_CONSTRUCT(&endpoint->atomics, opal_list_t);
     memset (endpoint->conns, 0, sizeof (endpoint->conns));
+    memset (endpoint->peer_attempt, 0, sizeof (endpoint->peer_attempt));
     OBJ_CONSTRUCT(&endpoint->reassembly, opal_list_t);
 }
 
