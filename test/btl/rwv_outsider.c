@@ -4,11 +4,13 @@
  * FI_EP_MSG, tcp provider), with connection data it cannot have signed, or
  * speaks plain TCP to the port.  Not an MPI program.
  *
- *   rwv_outsider name IP PORT JOBID VPID   well-formed connection data (btl/rwv version 3)
+ *   rwv_outsider name IP PORT JOBID VPID   well-formed connection data (btl/rwv version 4)
  *                                          claiming that process name, with a zero MAC
  *   rwv_outsider replay IP PORT HEX        exactly these bytes as connection data (a
  *                                          request captured from the job's trace)
  *   rwv_outsider garbage IP PORT           56 random bytes as connection data
+ *   rwv_outsider flood IP PORT N           N such requests, one after the other; exit 0
+ *                                          if every one was refused
  *   rwv_outsider raw IP PORT               a plain TCP connection: 4 KiB of random bytes, close
  *   rwv_outsider silent IP PORT N SECONDS  N plain TCP connections that send nothing,
  *                                          held SECONDS, then closed
@@ -24,6 +26,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,17 +43,18 @@
 #include <rdma/fi_errno.h>
 
 #define CM_BYTES 56
-#define CM_MAGIC 0x52575631u /* "RWV1" */
-#define CM_VERSION 3
+#define CM_MAGIC 0x5257u /* "RW" */
+#define CM_VERSION 4
 #define TIMEOUT_MS 10000
 
-/* btl/rwv's mca_btl_rwv_cm_data_t, version 3 (btl_rwv_endpoint.h) */
+/* btl/rwv's mca_btl_rwv_cm_data_t, version 4 (btl_rwv_endpoint.h) */
 struct cm_data {
-    uint32_t magic;
+    uint16_t magic;
     uint8_t version;
     uint8_t notify_imm;
     uint8_t rail;
     uint8_t reserved;
+    uint16_t shm_slot;
     uint32_t jobid;
     uint32_t vpid;
     uint64_t ring_raddr;
@@ -66,7 +70,7 @@ _Static_assert (sizeof (struct cm_data) == CM_BYTES, "btl/rwv connection data is
 static int usage (void)
 {
     fprintf (stderr, "usage: rwv_outsider name IP PORT JOBID VPID | replay IP PORT HEX | garbage IP PORT |\n"
-                     "                    raw IP PORT | silent IP PORT N SECONDS\n");
+                     "                    flood IP PORT N | raw IP PORT | silent IP PORT N SECONDS\n");
     return 2;
 }
 
@@ -221,6 +225,30 @@ out:
 #undef STEP
 }
 
+/* Many refused requests: what each costs the target must not pile up. */
+static int flood (const char *ip, const char *port, uint32_t count)
+{
+    unsigned char bytes[CM_BYTES];
+    uint32_t refused = 0;
+
+    for (uint32_t i = 0 ; i < count ; ++i) {
+        int saved = dup (STDOUT_FILENO), quiet = open ("/dev/null", O_WRONLY), rc;
+
+        random_bytes (bytes, sizeof (bytes));
+        fflush (stdout);
+        dup2 (quiet, STDOUT_FILENO); /* one line for the whole flood, not one per request */
+        rc = fi_request (ip, port, bytes, sizeof (bytes), "random connection data");
+        fflush (stdout);
+        dup2 (saved, STDOUT_FILENO);
+        close (saved);
+        close (quiet);
+        refused += 0 == rc;
+    }
+    printf ("%s: flood of %u requests with random connection data to %s port %s, %u refused\n",
+            refused == count ? "refused" : "ACCEPTED or unanswered", count, ip, port, refused);
+    return refused == count ? 0 : 1;
+}
+
 /* ------------------------------------------------------------ plain TCP */
 
 static int tcp_open (const char *ip, const char *port, int *fd)
@@ -338,6 +366,12 @@ int main (int argc, char **argv)
     if (0 == strcmp (mode, "garbage") && 4 == argc) {
         random_bytes (bytes, CM_BYTES);
         return fi_request (ip, port, bytes, CM_BYTES, "56 random bytes of connection data");
+    }
+    if (0 == strcmp (mode, "flood") && 5 == argc) {
+        if (parse_u32 (argv[4], &count) || count < 1 || count > 100000) {
+            return usage ();
+        }
+        return flood (ip, port, count);
     }
     if (0 == strcmp (mode, "raw") && 4 == argc) {
         return raw (ip, port);

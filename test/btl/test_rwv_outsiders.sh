@@ -171,6 +171,25 @@ done
 echo "# open files of rank $tvpid (pid $tpid): $fds_before before, $fds_during while 50 silent" \
      "connections were held, $fds_after ${i} s after they closed; outsider: $(cat "$tmp/silent") (exit $silent_rc)"
 
+# a thousand refused requests leave nothing behind: open files as before,
+# resident memory reported
+fds_before=$(ls "/proc/$tpid/fd" 2>/dev/null | wc -l)
+rss_before=$(awk '/^VmRSS/ {print $2}' "/proc/$tpid/status" 2>/dev/null)
+flood=$(ip netns exec "$n3" timeout 300 "$outsider" flood "$taddr" "$tport" 1000 2>&1)
+flood_rc=$?
+for ((i = 1; i <= 10; i++)); do
+    fds_after=$(ls "/proc/$tpid/fd" 2>/dev/null | wc -l)
+    [ "$fds_after" -le "$fds_before" ] && break
+    sleep 1
+done
+rss_after=$(awk '/^VmRSS/ {print $2}' "/proc/$tpid/status" 2>/dev/null)
+if [ "$flood_rc" -eq 0 ] && [ "$fds_after" -le "$fds_before" ]; then
+    echo "ok - 1000 refused requests leave no open file behind ($fds_before before, $fds_after after;" \
+         "resident memory ${rss_before} KiB -> ${rss_after} KiB while the stream runs)"
+else
+    echo "not ok - 1000 refused requests: outsider exit $flood_rc ($flood), open files $fds_before -> $fds_after"
+fi
+
 # still alive, still working, and nothing got past the checks
 progress_after=$(grep '^# progress ' "$log" | tail -1 | cut -d' ' -f3)
 requests_after=$(target_log | grep -c 'connection request from ')

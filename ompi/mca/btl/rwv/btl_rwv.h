@@ -99,6 +99,7 @@ typedef struct mca_btl_rwv_module_t {
     opal_free_list_t atomics;        /* atomics waiting for their reply */
     struct mca_btl_rwv_frag_t *marker; /* registered source of the flush markers */
     opal_list_t retry;               /* pieces waiting for room on a rail */
+    opal_list_t stored;              /* writes done by a store (btl_rwv_shm.c), completed at progress */
     /* connection requests: our attempt counter, and the ones we refused
      * (btl_rwv_endpoint.c reports them at most once a second) */
     uint32_t next_attempt;

@@ -527,7 +527,7 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
     rwv_apply_bandwidths (module);
     c->module = module;
     if (OPAL_SUCCESS != mca_btl_rwv_module_init (module) || OPAL_SUCCESS != rwv_modex_send (module) ||
-        OPAL_SUCCESS != mca_btl_rwv_cma_publish ()) {
+        OPAL_SUCCESS != mca_btl_rwv_cma_publish () || OPAL_SUCCESS != mca_btl_rwv_shm_init ()) {
         module->super.btl_finalize (&module->super);
         free (modules);
         return NULL;
@@ -607,6 +607,9 @@ int mca_btl_rwv_progress (void)
     }
     for (int i = 0 ; i < module->num_rails ; ++i) {
         count += module->rails[i]->ops->poll_completions (module->rails[i]);
+    }
+    if (!opal_list_is_empty (&module->stored)) {
+        count += mca_btl_rwv_complete_stored (module);
     }
     if (0 == (module->progress_calls & MCA_BTL_RWV_CM_POLL_MASK)) {
         count += rwv_poll_connections (module);

@@ -27,6 +27,7 @@ static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)
     endpoint->self = false;
     endpoint->same_node = false;
     endpoint->cma_pid = 0;
+    endpoint->peer_rings = NULL;
     endpoint->num_peer_rails = 0;
     endpoint->num_rails = 0;
     endpoint->next_rail = 0;
@@ -195,7 +196,7 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endp
     conn->endpoint = endpoint;
     conn->rail = rail;
     conn->ring_bytes = mca_btl_rwv_ring_bytes ();
-    if (0 != posix_memalign ((void **) &conn->ring, opal_getpagesize (), conn->ring_bytes)) {
+    if (NULL == (conn->ring = mca_btl_rwv_ring_alloc (endpoint, conn->ring_bytes))) {
         free (conn);
         return NULL;
     }
@@ -203,7 +204,7 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endp
     conn->bandwidth = rail->bandwidth > 0 ? rail->bandwidth : mca_btl_rwv_endpoint_best_bandwidth (endpoint);
     if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->ring, conn->ring_bytes, &conn->ring_mr, &desc,
                                            &conn->ring_rkey)) {
-        free (conn->ring);
+        mca_btl_rwv_ring_free (conn->ring);
         free (conn);
         return NULL;
     }
@@ -232,6 +233,7 @@ static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rw
     cm->slots = (uint32_t) mca_btl_rwv_component.eager_slots;
     cm->slot_size = (uint32_t) mca_btl_rwv_component.eager_slot_size;
     cm->conn_id = conn->id;
+    cm->shm_slot = mca_btl_rwv_ring_shm_slot (conn->ring);
 }
 
 static void mca_btl_rwv_conn_take_peer_cm (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_cm_data_t *cm)
@@ -243,6 +245,8 @@ static void mca_btl_rwv_conn_take_peer_cm (mca_btl_rwv_conn_t *conn, const mca_b
     conn->peer_conn_id = cm->conn_id;
     conn->peer_rail = cm->rail;
     conn->peer_notify_imm = cm->notify_imm;
+    conn->peer_shm_slot = cm->shm_slot;
+    mca_btl_rwv_shm_attach (conn);
 }
 
 static const mca_btl_rwv_cm_data_t *mca_btl_rwv_cm_check (const void *data, size_t len)
@@ -657,7 +661,7 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
     opal_pointer_array_set_item (&module->conns, conn->id, NULL);
     conn->rail->num_conns--;
     free (conn->replayed);
-    free (conn->ring);
+    mca_btl_rwv_ring_free (conn->ring);
     free (conn);
 }
 
@@ -668,5 +672,6 @@ void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint)
             mca_btl_rwv_conn_destroy (endpoint->conns[i]);
         }
     }
+    mca_btl_rwv_shm_release (endpoint);
     OBJ_RELEASE(endpoint);
 }

@@ -25,6 +25,7 @@
 #include "btl_rwv.h"
 #include "btl_rwv_auth.h"
 #include "btl_rwv_rail.h"
+#include "btl_rwv_shm.h"
 
 #include "opal/util/proc.h"
 
@@ -43,11 +44,12 @@ typedef enum {
  * what RDMA-CM carries in a request.  The MAC proves membership
  * (btl_rwv_auth.h). */
 typedef struct mca_btl_rwv_cm_data_t {
-    uint32_t magic;
+    uint16_t magic;
     uint8_t version;
     uint8_t notify_imm;        /* write into my ring with immediate data (eager mode cq) */
     uint8_t rail;              /* the sender's rail index */
     uint8_t reserved;
+    uint16_t shm_slot;         /* my ring's slot + 1 in my shared rings (btl_rwv_shm.c), 0: none */
     opal_process_name_t name;
     uint64_t ring_raddr;       /* my ring as the peer must address it */
     uint64_t ring_rkey;
@@ -58,8 +60,8 @@ typedef struct mca_btl_rwv_cm_data_t {
     uint8_t mac[MCA_BTL_RWV_MAC_BYTES];
 } mca_btl_rwv_cm_data_t;
 
-#define MCA_BTL_RWV_CM_MAGIC 0x52575631u /* "RWV1" */
-#define MCA_BTL_RWV_CM_VERSION 3
+#define MCA_BTL_RWV_CM_MAGIC 0x5257u /* "RW" */
+#define MCA_BTL_RWV_CM_VERSION 4
 _Static_assert (sizeof (mca_btl_rwv_cm_data_t) <= 56, "RDMA-CM carries 56 bytes in a connection request");
 
 typedef struct mca_btl_rwv_conn_t {
@@ -86,6 +88,8 @@ typedef struct mca_btl_rwv_conn_t {
     /* the peer's ring, which we write into */
     uint64_t peer_ring_raddr;
     uint64_t peer_ring_rkey;
+    unsigned char *peer_ring;  /* the same ring in our mapping of a same-node peer's rings: stores, not writes */
+    uint16_t peer_shm_slot;
     uint32_t peer_slots;
     uint32_t peer_slot_size;
     uint32_t peer_conn_id;
@@ -132,6 +136,8 @@ struct mca_btl_base_endpoint_t {
     bool self;
     bool same_node;            /* on this node: puts to it complete once delivered */
     pid_t cma_pid;             /* on this node and reachable by single copy (btl_rwv_cma.c), else 0 */
+    unsigned char *peer_rings; /* its shared rings mapped here (btl_rwv_shm.c); MAP_FAILED: cannot be */
+    mca_btl_rwv_shm_card_t peer_card;
     int num_peer_rails;
     mca_btl_rwv_rail_addr_t peer_rails[MCA_BTL_RWV_MAX_RAILS];
     uint8_t peer_secret[MCA_BTL_RWV_SECRET_BYTES]; /* from the modex: keys what we send it */
@@ -228,6 +234,10 @@ void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn);
 bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
 size_t mca_btl_rwv_ring_bytes (void);
+/* a small write into the peer's ring (a store for a same-node peer) */
+int mca_btl_rwv_ring_inject (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr, bool with_imm,
+                             uint32_t imm);
+int mca_btl_rwv_complete_stored (mca_btl_rwv_module_t *module);
 
 /* btl_rwv_recv.c: the eager receive path */
 int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);

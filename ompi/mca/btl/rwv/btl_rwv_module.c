@@ -212,6 +212,7 @@ int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
     OBJ_CONSTRUCT(&module->pieces, opal_free_list_t);
     OBJ_CONSTRUCT(&module->atomics, opal_free_list_t);
     OBJ_CONSTRUCT(&module->retry, opal_list_t);
+    OBJ_CONSTRUCT(&module->stored, opal_list_t);
     OBJ_CONSTRUCT(&module->endpoints, opal_hash_table_t);
     OBJ_CONSTRUCT(&module->endpoint_list, opal_list_t);
     OBJ_CONSTRUCT(&module->conns, opal_pointer_array_t);
@@ -270,6 +271,7 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     OBJ_DESTRUCT(&module->eager_frags);
     OBJ_DESTRUCT(&module->atomics);
     OBJ_DESTRUCT(&module->retry);
+    OBJ_DESTRUCT(&module->stored);
     OBJ_DESTRUCT(&module->rdma_ops);
     OBJ_DESTRUCT(&module->pieces);
     if (NULL != module->rcache) {
@@ -278,6 +280,7 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     for (int i = 0 ; i < module->num_rails ; ++i) {
         module->rails[i]->ops->close (module->rails[i]);
     }
+    mca_btl_rwv_shm_finalize ();
     OBJ_DESTRUCT(&module->endpoints);
     OBJ_DESTRUCT(&module->regs);
     OBJ_DESTRUCT(&module->regs_lock);

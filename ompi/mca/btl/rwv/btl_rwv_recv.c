@@ -86,8 +86,7 @@ static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn)
         !mca_btl_rwv_conn_ready (conn)) {
         return;
     }
-    if (OPAL_SUCCESS == conn->rail->ops->inject_write (conn, &conn->recv_seq, sizeof (conn->recv_seq), raddr,
-                                                       conn->peer_ring_rkey, false, 0)) {
+    if (OPAL_SUCCESS == mca_btl_rwv_ring_inject (conn, &conn->recv_seq, sizeof (conn->recv_seq), raddr, false, 0)) {
         conn->credits_reported = conn->recv_seq;
     }
 }

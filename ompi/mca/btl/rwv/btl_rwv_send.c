@@ -48,7 +48,7 @@ void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn)
     static const uint64_t one = 1;
     uint64_t raddr = conn->peer_ring_raddr + (uint64_t) conn->peer_slots * conn->peer_slot_size + sizeof (uint64_t);
 
-    (void) conn->rail->ops->inject_write (conn, &one, sizeof (one), raddr, conn->peer_ring_rkey, false, 0);
+    (void) mca_btl_rwv_ring_inject (conn, &one, sizeof (one), raddr, false, 0);
 }
 
 static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
@@ -99,6 +99,50 @@ static size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char *buf, s
     return MCA_BTL_RWV_PAD8(len) + HDR_SIZE;
 }
 
+int mca_btl_rwv_ring_inject (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr, bool with_imm,
+                             uint32_t imm)
+{
+    if (NULL != conn->peer_ring) {
+        mca_btl_rwv_shm_store (conn, buf, len, raddr);
+        return OPAL_SUCCESS;
+    }
+    return conn->rail->ops->inject_write (conn, buf, len, raddr, conn->peer_ring_rkey, with_imm, imm);
+}
+
+/* A write into the peer's ring that completes through OP: over the rail,
+ * or as a store whose completion waits for the next progress call (the
+ * caller holds the module lock and may be deep in the PML). */
+static int mca_btl_rwv_ring_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
+                                   mca_btl_rwv_op_t *op)
+{
+    if (NULL != conn->peer_ring) {
+        mca_btl_rwv_shm_store (conn, buf, len, raddr);
+        opal_list_append (&mca_btl_rwv_component.module->stored, &op->super.super);
+        return OPAL_SUCCESS;
+    }
+    return conn->rail->ops->write (conn, buf, len, desc, raddr, conn->peer_ring_rkey, conn->peer_notify_imm,
+                                   mca_btl_rwv_imm (conn), false, op);
+}
+
+/* Complete the writes done as stores; returns how many. */
+int mca_btl_rwv_complete_stored (mca_btl_rwv_module_t *module)
+{
+    int count = 0;
+
+    while (true) {
+        mca_btl_rwv_op_t *op;
+
+        MCA_BTL_RWV_LOCK(module);
+        op = (mca_btl_rwv_op_t *) opal_list_remove_first (&module->stored);
+        MCA_BTL_RWV_UNLOCK(module);
+        if (NULL == op) {
+            return count;
+        }
+        op->complete (op, OPAL_SUCCESS);
+        ++count;
+    }
+}
+
 static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
 {
     conn->send_seq++;
@@ -118,8 +162,8 @@ static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t 
     frag->seq = conn->send_seq + 1;
     frag->puts_before = conn->small_puts;
     frag->in_flight = true;
-    rc = rail->ops->write (conn, frag->buf, total, frag->reg->desc[rail->index], mca_btl_rwv_slot_raddr (conn, total),
-                           conn->peer_ring_rkey, conn->peer_notify_imm, mca_btl_rwv_imm (conn), false, &frag->op);
+    rc = mca_btl_rwv_ring_write (conn, frag->buf, total, frag->reg->desc[rail->index],
+                                 mca_btl_rwv_slot_raddr (conn, total), &frag->op);
     if (OPAL_SUCCESS != rc) {
         frag->in_flight = false;
         return rc;
@@ -139,8 +183,8 @@ static int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, siz
     size_t total = mca_btl_rwv_build (conn, buf, len, tag, flags, 0, 0);
     int rc;
 
-    rc = conn->rail->ops->inject_write (conn, buf, total, mca_btl_rwv_slot_raddr (conn, total), conn->peer_ring_rkey,
-                                        conn->peer_notify_imm, mca_btl_rwv_imm (conn));
+    rc = mca_btl_rwv_ring_inject (conn, buf, total, mca_btl_rwv_slot_raddr (conn, total), conn->peer_notify_imm,
+                                  mca_btl_rwv_imm (conn));
     if (OPAL_SUCCESS == rc) {
         mca_btl_rwv_sent (conn);
     }

@@ -1,0 +1,213 @@
+/*
+ * Eager rings shared with processes on this node: the same ring protocol,
+ * where the "RDMA write" into the peer's ring is a store.
+ *
+ * Each process keeps the receive rings of its connections to same-node
+ * peers in one anonymous shared-memory file (memfd: no name in /dev/shm,
+ * nothing left behind by a crash), one slot per possible same-node peer.
+ * Its descriptor number, size and address are in the modex (local scope).
+ * A peer maps the file once, through /proc/PID/fd/N, which the kernel
+ * allows exactly where it allows single copies (btl_rwv_cma.c: same
+ * user, may ptrace); otherwise the peer keeps writing over the loopback
+ * rail.  The connection handshake, its proof and the process-death
+ * detection still go over the loopback rail; only the writes into the
+ * ring, the credit word and the goodbye flag become stores.
+ *
+ * A store lands in order only if the sequence word comes last: the
+ * payload and header go first, then a write barrier, then that word, so
+ * the receiver's poll (which reads the word, then a read barrier) never
+ * sees a message before its bytes.
+ */
+#include "opal_config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "opal/mca/btl/base/base.h"
+#include "opal/mca/pmix/pmix.h"
+#include "opal/sys/atomic.h"
+#include "opal/util/output.h"
+#include "opal/util/sys_limits.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_shm.h"
+
+#define RWV_SHM_KEY "btl.rwv.rings"
+
+static struct {
+    unsigned char *base;   /* our rings, NULL if there is no shared file */
+    size_t slot_bytes;
+    uint32_t slots;
+    unsigned char *used;   /* one flag per slot */
+    int fd;
+} rwv_shm = {.fd = -1};
+
+static size_t rwv_shm_slot_bytes (void)
+{
+    size_t page = (size_t) opal_getpagesize ();
+
+    return (mca_btl_rwv_ring_bytes () + page - 1) / page * page;
+}
+
+int mca_btl_rwv_shm_init (void)
+{
+    mca_btl_rwv_shm_card_t card;
+    /* a slot per possible same-node peer; the connection data names up to 65535 */
+    uint32_t slots = (uint32_t) opal_process_info.num_local_peers;
+    int rc;
+
+    if (MCA_BTL_RWV_SINGLE_COPY_CMA != mca_btl_rwv_component.single_copy || 0 == slots) {
+        return OPAL_SUCCESS;
+    }
+    slots = slots > UINT16_MAX ? UINT16_MAX : slots;
+    rwv_shm.slot_bytes = rwv_shm_slot_bytes ();
+    rwv_shm.fd = memfd_create ("btl-rwv-rings", MFD_CLOEXEC);
+    if (rwv_shm.fd < 0 || 0 != ftruncate (rwv_shm.fd, (off_t) (rwv_shm.slot_bytes * slots)) ||
+        MAP_FAILED == (rwv_shm.base = mmap (NULL, rwv_shm.slot_bytes * slots, PROT_READ | PROT_WRITE, MAP_SHARED,
+                                            rwv_shm.fd, 0)) ||
+        NULL == (rwv_shm.used = calloc (slots, 1))) {
+        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                             "btl/rwv: no shared rings for peers on this node (%s): they use the loopback rail",
+                             strerror (errno));
+        mca_btl_rwv_shm_finalize ();
+        return OPAL_SUCCESS;
+    }
+    rwv_shm.slots = slots;
+    card = (mca_btl_rwv_shm_card_t) {.fd = rwv_shm.fd, .slots = slots, .slot_bytes = rwv_shm.slot_bytes,
+                             .base = (uint64_t) (uintptr_t) rwv_shm.base};
+    OPAL_MODEX_SEND_STRING(rc, OPAL_PMIX_LOCAL, RWV_SHM_KEY, &card, sizeof (card));
+    return rc;
+}
+
+void mca_btl_rwv_shm_finalize (void)
+{
+    if (NULL != rwv_shm.base && MAP_FAILED != (void *) rwv_shm.base) {
+        munmap (rwv_shm.base, rwv_shm.slot_bytes * (rwv_shm.slots ? rwv_shm.slots : 1));
+    }
+    if (rwv_shm.fd >= 0) {
+        close (rwv_shm.fd);
+    }
+    free (rwv_shm.used);
+    rwv_shm.base = NULL;
+    rwv_shm.used = NULL;
+    rwv_shm.fd = -1;
+    rwv_shm.slots = 0;
+}
+
+unsigned char *mca_btl_rwv_ring_alloc (const mca_btl_rwv_endpoint_t *endpoint, size_t bytes)
+{
+    unsigned char *ring = NULL;
+
+    if (endpoint->cma_pid && bytes <= rwv_shm.slot_bytes) {
+        for (uint32_t s = 0 ; s < rwv_shm.slots ; ++s) {
+            if (!rwv_shm.used[s]) {
+                rwv_shm.used[s] = 1;
+                return rwv_shm.base + s * rwv_shm.slot_bytes;
+            }
+        }
+    }
+    return 0 == posix_memalign ((void **) &ring, opal_getpagesize (), bytes) ? ring : NULL;
+}
+
+uint16_t mca_btl_rwv_ring_shm_slot (const unsigned char *ring)
+{
+    if (NULL == rwv_shm.base || ring < rwv_shm.base || ring >= rwv_shm.base + rwv_shm.slots * rwv_shm.slot_bytes) {
+        return 0;
+    }
+    return (uint16_t) ((size_t) (ring - rwv_shm.base) / rwv_shm.slot_bytes + 1);
+}
+
+void mca_btl_rwv_ring_free (unsigned char *ring)
+{
+    uint16_t slot = mca_btl_rwv_ring_shm_slot (ring);
+
+    if (0 != slot) {
+        rwv_shm.used[slot - 1] = 0;
+        return;
+    }
+    free (ring);
+}
+
+/* The peer's rings in our address space, mapped on first use. */
+static unsigned char *rwv_shm_peer_rings (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_shm_card_t *card)
+{
+    uint8_t *got = NULL;
+    size_t size = 0;
+    char path[64];
+    int rc, fd;
+
+    if (NULL != endpoint->peer_rings) {
+        *card = endpoint->peer_card;
+        return MAP_FAILED == (void *) endpoint->peer_rings ? NULL : endpoint->peer_rings;
+    }
+    endpoint->peer_rings = MAP_FAILED;
+    OPAL_MODEX_RECV_STRING(rc, RWV_SHM_KEY, &endpoint->proc->proc_name, &got, &size);
+    if (OPAL_SUCCESS != rc || size != sizeof (*card)) {
+        free (got);
+        return NULL;
+    }
+    memcpy (card, got, sizeof (*card));
+    free (got);
+    if (0 == card->slots || card->slot_bytes != rwv_shm_slot_bytes ()) {
+        return NULL;
+    }
+    endpoint->peer_card = *card;
+    snprintf (path, sizeof (path), "/proc/%d/fd/%d", (int) endpoint->cma_pid, (int) card->fd);
+    if ((fd = open (path, O_RDWR | O_CLOEXEC)) < 0) {
+        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                             "btl/rwv: cannot map the rings of process %d on this node (%s): its messages "
+                             "go over the loopback rail", (int) endpoint->cma_pid, strerror (errno));
+        return NULL;
+    }
+    endpoint->peer_rings = mmap (NULL, card->slot_bytes * card->slots, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close (fd);
+    return MAP_FAILED == (void *) endpoint->peer_rings ? NULL : endpoint->peer_rings;
+}
+
+void mca_btl_rwv_shm_attach (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+    uint64_t ring_bytes = (uint64_t) conn->peer_slots * conn->peer_slot_size + 64;
+    mca_btl_rwv_shm_card_t card;
+    unsigned char *rings;
+
+    conn->peer_ring = NULL;
+    if (0 == endpoint->cma_pid || 0 == conn->peer_shm_slot || conn->peer_notify_imm ||
+        NULL == (rings = rwv_shm_peer_rings (endpoint, &card))) {
+        return;
+    }
+    /* never trust the peer's numbers: the whole ring must be in its slot */
+    if (conn->peer_shm_slot > card.slots || ring_bytes > card.slot_bytes) {
+        return;
+    }
+    conn->peer_ring = rings + (size_t) (conn->peer_shm_slot - 1) * card.slot_bytes;
+    opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
+                         "btl/rwv: %s: messages to process %d on this node are stores into its shared ring",
+                         conn->rail->name, (int) endpoint->cma_pid);
+}
+
+void mca_btl_rwv_shm_release (mca_btl_rwv_endpoint_t *endpoint)
+{
+    if (NULL != endpoint->peer_rings && MAP_FAILED != (void *) endpoint->peer_rings) {
+        munmap (endpoint->peer_rings, endpoint->peer_card.slot_bytes * endpoint->peer_card.slots);
+    }
+    endpoint->peer_rings = NULL;
+}
+
+void mca_btl_rwv_shm_store (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr)
+{
+    unsigned char *dst = conn->peer_ring + (raddr - conn->peer_ring_raddr);
+
+    if (len > sizeof (uint64_t)) {
+        memcpy (dst, buf, len - sizeof (uint64_t));
+        opal_atomic_wmb ();
+    }
+    *(volatile uint64_t *) (dst + len - sizeof (uint64_t)) =
+        *(const uint64_t *) ((const unsigned char *) buf + len - sizeof (uint64_t));
+}
