@@ -169,6 +169,7 @@ run_test "rwv: outsiders on the rail network are refused" "$t/btl/test_rwv_outsi
 run_test "rwv: multi-rail striping and failover"       "$t/btl/test_rwv_multirail.sh"
 run_test "rwv: MPI one-sided (osc/rdma) on 1, 2, 3 nodes" "$t/btl/test_rwv_onesided.sh"
 run_test "rwv: a member sending malformed data is refused" "$t/btl/test_rwv_member_faults.sh"
+run_test "rwv: same-node peers share rings, fall back, die cleanly" "$t/btl/test_rwv_same_node.sh"
 # accumulates through derived datatypes, fetched and target values checked
 # (-q: 4 of the 9 basic types, as 4 ranks share the cores)
 for btls in self,rwv self,vader,rwv; do

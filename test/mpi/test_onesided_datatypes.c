@@ -9,7 +9,8 @@
  *    predefined op valid for it (MPI_CHAR: MPI_REPLACE and MPI_NO_OP);
  *  - through MPI_Type_contiguous(1, T), MPI_Type_contiguous(3, T),
  *    MPI_Type_vector(3, 1, 2, T) (its gaps must stay untouched) and all
- *    three in one call; counts 1, 5 and 1000 (past osc/rdma's 4 KiB pieces);
+ *    three in one call; counts 1, 5 and 1000 (3000 T in contiguous(3, T):
+ *    past osc/rdma's 4 KiB accumulate pieces for every T but char);
  *  - under fence, exclusive and shared locks, and lock_all with flush_local
  *    (fetched values checked, buffers overwritten) then flush; and a 1 MiB
  *    accumulate whose origin buffer is overwritten once flush_local returns;
