@@ -560,6 +560,12 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
  * request waits at most 1024 progress calls (microseconds in a spin loop). */
 #define MCA_BTL_RWV_CM_POLL_MASK 7
 #define MCA_BTL_RWV_CM_POLL_MASK_IDLE 1023
+/* A rail whose every connection stores into a shared ring (btl_rwv_shm.c)
+ * has nothing in its completion queue but what a fallback might put
+ * there: it is read every 64th call, which spares a same-node ping-pong
+ * a system call per progress call; connection events (a new peer, one
+ * that died) then every 64th call too. */
+#define MCA_BTL_RWV_CQ_POLL_MASK_SHARED 63
 
 static int rwv_poll_connections (mca_btl_rwv_module_t *module)
 {
@@ -593,6 +599,7 @@ static int rwv_progress_idle (mca_btl_rwv_module_t *module)
 int mca_btl_rwv_progress (void)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    bool cq_wanted[MCA_BTL_RWV_MAX_RAILS] = {false}, any_cq_wanted = false;
     int32_t idle = 0;
     int count = 0, size;
 
@@ -605,22 +612,29 @@ int mca_btl_rwv_progress (void)
     if (!opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
         return 0;
     }
-    for (int i = 0 ; i < module->num_rails ; ++i) {
-        count += module->rails[i]->ops->poll_completions (module->rails[i]);
-    }
-    if (!opal_list_is_empty (&module->stored)) {
-        count += mca_btl_rwv_complete_stored (module);
-    }
-    if (0 == (module->progress_calls & MCA_BTL_RWV_CM_POLL_MASK)) {
-        count += rwv_poll_connections (module);
-    }
     size = opal_pointer_array_get_size (&module->conns);
     for (int i = 0 ; i < size ; ++i) {
         mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
 
-        if (NULL != conn && MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
+        if (NULL == conn) {
+            continue;
+        }
+        cq_wanted[conn->rail->index] |= NULL == conn->peer_ring;
+        if (MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
             count += mca_btl_rwv_conn_poll_ring (conn);
         }
+    }
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        if (cq_wanted[i] || 0 == (module->progress_calls & MCA_BTL_RWV_CQ_POLL_MASK_SHARED)) {
+            count += module->rails[i]->ops->poll_completions (module->rails[i]);
+            any_cq_wanted |= cq_wanted[i];
+        }
+    }
+    if (!opal_list_is_empty (&module->stored)) {
+        count += mca_btl_rwv_complete_stored (module);
+    }
+    if (0 == (module->progress_calls & (any_cq_wanted ? MCA_BTL_RWV_CM_POLL_MASK : MCA_BTL_RWV_CQ_POLL_MASK_SHARED))) {
+        count += rwv_poll_connections (module);
     }
     if (!opal_list_is_empty (&module->retry)) {
         mca_btl_rwv_stripe_retry (module);
