@@ -165,10 +165,11 @@ static int rwv_register (void)
         "apply to both. btl_rwv_backends_built says what this build has",
         "auto", &rwv_backend_string);
     rwv_register_string ("single_copy",
-        "How puts and gets (ob1's rendezvous, MPI one-sided) reach a process on this node: cma (the "
-        "kernel copies once between the two processes with process_vm_readv/writev; needs the right "
-        "to ptrace the peer: same user, and Yama's kernel.yama.ptrace_scope 0; if the kernel refuses, "
-        "rwv says so at btl_base_verbose 20 and uses the loopback rail) or none (the loopback rail)",
+        "How a process on this node is reached: cma (eager messages are stores into a receive ring "
+        "shared with it, puts and gets one kernel copy with process_vm_readv/writev; needs the right "
+        "to ptrace the peer: same user and user namespace, and Yama's kernel.yama.ptrace_scope 0; "
+        "where the kernel refuses, rwv says so at btl_base_verbose 20 and uses the loopback rail) or "
+        "none (everything over the loopback rail)",
         "cma", &rwv_single_copy_string);
     rwv_register_string ("rcache",
         "Registration cache for RDMA buffers: regcache (this project) or grdma (Open MPI's)",
