@@ -50,4 +50,24 @@ if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
     check_param "the verbs backend on a machine without RDMA devices" --mca btl_rwv_backend verbs -- \
         "no RDMA device was found"
 fi
+
+# rings of 56 MiB (900 slots) under an address-space limit on the ranks
+# that lets MPI_Init through but not the ring: rwv says what it could not
+# allocate and how to fix it, no crash (the limit that does it depends a
+# little on the machine: a few are tried)
+ring_message=""
+for limit in 300000 250000 200000; do
+    timeout 60 mpirun -np 2 --mca btl self,rwv --mca btl_rwv_single_copy none --mca btl_rwv_eager_slots 900 \
+        bash -c 'ulimit -v "$0" && exec "$1" -m 1024' "$limit" "$bin" > /dev/null 2> "$err"
+    if grep -q 'could not make the receive ring' "$err"; then
+        ring_message=$limit
+        break
+    fi
+done
+if [ -n "$ring_message" ] && ! grep -q -i -e 'segmentation fault' -e 'signal 11' "$err" &&
+   grep -q 'allocating 56.3 MiB failed' "$err" && grep -q 'Lower' "$err"; then
+    echo "ok - a ring that cannot be allocated (ulimit -v $ring_message): rwv's own message says how much and what to lower"
+else
+    echo "not ok - ring allocation failure: no message from rwv"; tail -8 "$err"
+fi
 exit $fail

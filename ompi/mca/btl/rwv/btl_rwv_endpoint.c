@@ -184,6 +184,21 @@ static double mca_btl_rwv_endpoint_best_bandwidth (const mca_btl_rwv_endpoint_t 
     return best;
 }
 
+/* Once per process: a ring that cannot be had is rwv's to explain. */
+static void mca_btl_rwv_ring_unavailable (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_rail_t *rail,
+                                          size_t bytes, const char *what)
+{
+    static bool said;
+
+    if (said) {
+        return;
+    }
+    said = true;
+    opal_show_help ("help-mpi-btl-rwv.txt", "no ring", true, opal_proc_local_get ()->proc_hostname,
+                    mca_btl_rwv_peer_host (endpoint), rail->name, what, (double) bytes / (1 << 20),
+                    mca_btl_rwv_component.eager_slots, mca_btl_rwv_component.eager_slot_size);
+}
+
 static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
@@ -197,6 +212,7 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endp
     conn->rail = rail;
     conn->ring_bytes = mca_btl_rwv_ring_bytes ();
     if (NULL == (conn->ring = mca_btl_rwv_ring_alloc (endpoint, conn->ring_bytes))) {
+        mca_btl_rwv_ring_unavailable (endpoint, rail, conn->ring_bytes, "allocating");
         free (conn);
         return NULL;
     }
@@ -204,6 +220,7 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endp
     conn->bandwidth = rail->bandwidth > 0 ? rail->bandwidth : mca_btl_rwv_endpoint_best_bandwidth (endpoint);
     if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->ring, conn->ring_bytes, &conn->ring_mr, &desc,
                                            &conn->ring_rkey)) {
+        mca_btl_rwv_ring_unavailable (endpoint, rail, conn->ring_bytes, "registering");
         mca_btl_rwv_ring_free (conn->ring);
         free (conn);
         return NULL;
