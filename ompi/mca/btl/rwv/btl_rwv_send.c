@@ -79,15 +79,14 @@ static uint32_t mca_btl_rwv_imm (const mca_btl_rwv_conn_t *conn)
     return (conn->peer_conn_id << 16) | (uint32_t) (conn->send_seq % conn->peer_slots);
 }
 
-/* Put the header after the payload in `buf'; returns the bytes to write. */
-static size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
-                                 mca_btl_base_tag_t tag, uint8_t flags, uint8_t replay_rail, uint64_t replay_seq)
+/* The header of our next message on CONN. */
+static mca_btl_rwv_eager_hdr_t mca_btl_rwv_header (const mca_btl_rwv_conn_t *conn, size_t len, mca_btl_base_tag_t tag,
+                                                   uint8_t flags, uint8_t replay_rail, uint64_t replay_seq)
 {
     mca_btl_rwv_eager_hdr_t hdr = {
         .len = (uint32_t) len, .tag = tag, .flags = flags, .replay_rail = replay_rail,
         .replay_seq = replay_seq, .consumed = conn->recv_seq, .seq = conn->send_seq + 1,
     };
-
     static bool faulted;
 
     if (OPAL_UNLIKELY(MCA_BTL_RWV_TEST_FAULT_RING_LEN == mca_btl_rwv_component.test_fault) && !faulted &&
@@ -95,6 +94,15 @@ static size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char *buf, s
         faulted = true;
         hdr.len = 0xfffffff0u;
     }
+    return hdr;
+}
+
+/* Put the header after the payload in `buf'; returns the bytes to write. */
+static size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
+                                 mca_btl_base_tag_t tag, uint8_t flags, uint8_t replay_rail, uint64_t replay_seq)
+{
+    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, flags, replay_rail, replay_seq);
+
     memcpy (buf + MCA_BTL_RWV_PAD8(len), &hdr, HDR_SIZE);
     return MCA_BTL_RWV_PAD8(len) + HDR_SIZE;
 }
@@ -302,6 +310,21 @@ static void mca_btl_rwv_pack_inline (unsigned char *buf, opal_convertor_t *conve
     }
 }
 
+/* To a peer whose ring we share: packed straight into its slot, the
+ * header stored after it, sequence word last (no copy through a buffer). */
+static void mca_btl_rwv_store_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor, const void *header,
+                                      size_t header_size, size_t payload_size, mca_btl_base_tag_t tag)
+{
+    size_t len = header_size + payload_size;
+    uint64_t raddr = mca_btl_rwv_slot_raddr (conn, MCA_BTL_RWV_PAD8(len) + HDR_SIZE);
+    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, 0, 0, 0);
+
+    mca_btl_rwv_pack_inline (conn->peer_ring + (raddr - conn->peer_ring_raddr), convertor, header, header_size,
+                             payload_size);
+    mca_btl_rwv_shm_store (conn, &hdr, HDR_SIZE, raddr + MCA_BTL_RWV_PAD8(len));
+    mca_btl_rwv_sent (conn);
+}
+
 /* Inject a small message to a multi-rail peer, and keep a copy until the
  * peer has consumed it, for a replay should this rail fail. */
 static int mca_btl_rwv_inject_kept (mca_btl_rwv_module_t *module, mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor,
@@ -351,7 +374,10 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
     if (NULL != conn && mca_btl_rwv_can_write_now (conn)) {
         bool small = MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->rail->inject_size;
 
-        if (small && !mca_btl_rwv_endpoint_multirail (endpoint)) {
+        if (NULL != conn->peer_ring) {
+            mca_btl_rwv_store_packed (conn, convertor, header, header_size, payload_size, tag);
+            rc = OPAL_SUCCESS;
+        } else if (small && !mca_btl_rwv_endpoint_multirail (endpoint)) {
             unsigned char buf[MCA_BTL_RWV_PAD8(len) + HDR_SIZE];
 
             mca_btl_rwv_pack_inline (buf, convertor, header, header_size, payload_size);
