@@ -7,6 +7,8 @@
 #    loopback rail, says why, and every byte still arrives;
 #  - a rank killed in the middle of a 16 MiB ping-pong while the rings are
 #    mapped: the job ends with a message naming the host, no hang;
+#  - 2 emulated nodes x 2 ranks with self,rwv: the same-node pairs share
+#    rings, the others go over the rail, and the semantics checks pass;
 #  - nothing is left in /dev/shm afterwards (the rings are memfds).
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -50,6 +52,24 @@ if [ "$rc" -ne 124 ] && grep -q 'closed the connection without saying goodbye' "
     echo "ok - a rank killed in the middle of a 16 MiB ping-pong while the rings are shared: a message naming the host, no hang"
 else
     echo "not ok - peer death on one node: exit $rc"; tail -8 "$err"
+fi
+
+export RWV_CLUSTER=rwvs
+. "$(dirname "$0")/../cluster/cluster.sh"
+if cluster_up 2 1; then
+    timeout 300 bash -c '. "$0"; cluster_mpirun -np 4 --map-by node --mca mpi_yield_when_idle 1 --mca btl self,rwv \
+        --mca btl_base_verbose 100 "$1"' "$(dirname "$0")/../cluster/cluster.sh" "$bin/test_mpi_semantics" > "$out" 2> "$err"
+    rc=$?
+    stores=$(grep -c 'are stores into its shared ring' "$err")
+    remote=$(grep -c 'connected to .* on ofi/tcp r1 ' "$err")
+    if [ "$rc" -eq 0 ] && [ "$stores" -eq 4 ] && [ "$remote" -gt 0 ] && grep -q '^ok - ' "$out" && ! grep -q '^not ok' "$out"; then
+        echo "ok - 2 nodes x 2 ranks over self,rwv: the 2 same-node pairs share rings (4 directions), the others use the rail ($remote connections), and $(grep -c '^ok - ' "$out") semantics checks pass"
+    else
+        echo "not ok - mixed job: exit $rc, $stores shared directions (4 expected), $remote rail connections"; grep -E '^not ok' "$out"; tail -5 "$err"
+    fi
+    cluster_down
+else
+    echo "skip - mixed job over 2 emulated nodes: no network namespaces here"
 fi
 
 shm_after=$(ls /dev/shm | wc -l)
