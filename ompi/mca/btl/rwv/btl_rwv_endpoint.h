@@ -163,8 +163,17 @@ typedef struct mca_btl_base_endpoint_t mca_btl_base_endpoint_t;
 typedef mca_btl_base_endpoint_t mca_btl_rwv_endpoint_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_endpoint_t);
 
+#define RWV_TRACE(...) opal_output_verbose (MCA_BASE_VERBOSE_TRACE, opal_btl_base_framework.framework_output, __VA_ARGS__)
+
 mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (mca_btl_rwv_module_t *module, opal_proc_t *proc,
                                                      bool create);
+/* the peer's rail on the same network as our RAIL, -1 if none */
+int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_rail_t *rail);
+/* a connection object on RAIL, idle, with its receive ring */
+mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail);
+
+/* btl_rwv_handshake.c: send our connection request (the active side) */
+void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn);
 /* The connection for the next eager message (btl_rwv_eager_rail), started
  * if needed; NULL when the peer is unreachable. */
 mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint);

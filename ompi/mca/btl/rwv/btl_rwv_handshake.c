@@ -1,0 +1,267 @@
+/*
+ * The connection handshake: what the connection data carries, the active
+ * side's request with its proof (btl_rwv_auth.h), the passive side's checks
+ * and answer, and the active side's check of that answer.  The lower
+ * rank's attempt yields when both sides start at once; the active side
+ * speaks first (the iWARP rule), the passive side waits for its hello.
+ */
+#include "opal_config.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "opal/mca/btl/base/base.h"
+#include "opal/util/output.h"
+#include "opal/util/proc.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_frag.h"
+
+static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_data_t *cm)
+{
+    memset (cm, 0, sizeof (*cm));
+    cm->magic = MCA_BTL_RWV_CM_MAGIC;
+    cm->version = MCA_BTL_RWV_CM_VERSION;
+    cm->notify_imm = conn->notify_imm;
+    cm->rail = (uint8_t) conn->rail->index;
+    cm->name = opal_proc_local_get ()->proc_name;
+    cm->ring_raddr = mca_btl_rwv_rail_raddr (conn->rail, (uint64_t) (uintptr_t) conn->ring,
+                                             (uint64_t) (uintptr_t) conn->ring);
+    cm->ring_rkey = conn->ring_rkey;
+    cm->slots = (uint32_t) mca_btl_rwv_component.eager_slots;
+    cm->slot_size = (uint32_t) mca_btl_rwv_component.eager_slot_size;
+    cm->conn_id = conn->id;
+    cm->shm_slot = mca_btl_rwv_ring_shm_slot (conn->ring);
+}
+
+static void mca_btl_rwv_conn_take_peer_cm (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_cm_data_t *cm)
+{
+    conn->peer_ring_raddr = cm->ring_raddr;
+    conn->peer_ring_rkey = cm->ring_rkey;
+    conn->peer_slots = cm->slots;
+    conn->peer_slot_size = cm->slot_size;
+    conn->peer_conn_id = cm->conn_id;
+    conn->peer_rail = cm->rail;
+    conn->peer_notify_imm = cm->notify_imm;
+    conn->peer_shm_slot = cm->shm_slot;
+    mca_btl_rwv_shm_attach (conn);
+}
+
+static const mca_btl_rwv_cm_data_t *mca_btl_rwv_cm_check (const void *data, size_t len)
+{
+    const mca_btl_rwv_cm_data_t *cm = (const mca_btl_rwv_cm_data_t *) data;
+
+    if (len < sizeof (*cm) || MCA_BTL_RWV_CM_MAGIC != cm->magic || MCA_BTL_RWV_CM_VERSION != cm->version ||
+        cm->slots < 2 || cm->slot_size < sizeof (mca_btl_rwv_eager_hdr_t)) {
+        return NULL;
+    }
+    return cm;
+}
+
+/* A fresh start on this connection: new ring contents, counters from zero. */
+static void mca_btl_rwv_conn_reset (mca_btl_rwv_conn_t *conn)
+{
+    memset (conn->ring, 0, conn->ring_bytes);
+    conn->recv_seq = conn->imm_seen = conn->credits_reported = 0;
+    conn->send_seq = conn->peer_consumed = 0;
+    conn->may_send = false;
+    conn->notify_imm = mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_CQ ||
+        (mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_AUTO && !conn->rail->ordered_placement);
+}
+
+/* The request as it goes on the wire, in hex, for tests that replay it. */
+static void mca_btl_rwv_trace_cm (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_cm_data_t *cm)
+{
+    char hex[2 * sizeof (*cm) + 1];
+
+    for (size_t i = 0 ; i < sizeof (*cm) ; ++i) {
+        snprintf (hex + 2 * i, 3, "%02x", ((const unsigned char *) cm)[i]);
+    }
+    RWV_TRACE("btl/rwv: connection data to %s on %s: %s", OPAL_NAME_PRINT(conn->endpoint->proc->proc_name),
+              conn->rail->name, hex);
+}
+
+void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+    int peer_rail = mca_btl_rwv_peer_rail_for (endpoint, conn->rail);
+    mca_btl_rwv_cm_data_t cm;
+
+    mca_btl_rwv_conn_reset (conn);
+    conn->peer_addr = endpoint->peer_rails[peer_rail];
+    conn->deadline = mca_btl_rwv_now () + mca_btl_rwv_component.connect_timeout;
+    conn->state = MCA_BTL_RWV_CONN_CONNECTING;
+    RWV_TRACE("btl/rwv: connecting to %s on %s", OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name);
+    mca_btl_rwv_conn_fill_cm (conn, &cm);
+    cm.attempt = ++mca_btl_rwv_component.module->next_attempt;
+    mca_btl_rwv_auth_sign (&cm, endpoint->peer_secret, &(mca_btl_rwv_auth_ends_t) {
+                               .to = endpoint->proc->proc_name, .from_ipv4 = conn->rail->addr.ipv4,
+                               .to_ipv4 = conn->peer_addr.ipv4}, NULL);
+    memcpy (conn->request_mac, cm.mac, sizeof (cm.mac));
+    mca_btl_rwv_trace_cm (conn, &cm);
+    if (OPAL_SUCCESS != conn->rail->ops->connect (conn->rail, conn, &cm, sizeof (cm))) {
+        mca_btl_rwv_conn_failed (conn, "the connection could not be started");
+    }
+}
+
+/* Refusals are counted; at most one line a second says how many and
+ * why the last one was refused, naming where it came from. */
+static void mca_btl_rwv_conn_refuse (mca_btl_rwv_rail_t *rail, void *request, uint32_t src_ipv4, const char *why)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    double now = mca_btl_rwv_now ();
+    char src[INET_ADDRSTRLEN];
+
+    rail->ops->reject (rail, request);
+    module->refused++;
+    if (now < module->refusal_report_at) {
+        return;
+    }
+    module->refusal_report_at = now + 1.0;
+    inet_ntop (AF_INET, &src_ipv4, src, sizeof (src));
+    opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                         "btl/rwv: %s: refused a connection from %s: %s (%" PRIu64 " refused in all, %" PRIu64
+                         " since the last report)", rail->name, src, why, module->refused,
+                         module->refused - module->refused_reported);
+    module->refused_reported = module->refused;
+}
+
+/* Is ADDR one of the peer's published rail addresses? */
+static bool mca_btl_rwv_endpoint_owns_address (const mca_btl_rwv_endpoint_t *endpoint, uint32_t ipv4)
+{
+    for (int p = 0 ; p < endpoint->num_peer_rails ; ++p) {
+        if (endpoint->peer_rails[p].ipv4 == ipv4) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The proof first, with our own secret alone: data that fails it
+ * creates no state.  Then what btl/tcp checks: not our own name, a known
+ * process, from one of its own addresses; then a fresh attempt. */
+static const char *mca_btl_rwv_conn_request_refusal (mca_btl_rwv_rail_t *rail, const mca_btl_rwv_cm_data_t *cm,
+                                                     uint32_t src_ipv4, mca_btl_rwv_endpoint_t **endpoint)
+{
+    opal_proc_t *proc;
+    mca_btl_rwv_auth_ends_t ends = {.to = opal_proc_local_get ()->proc_name, .from_ipv4 = src_ipv4,
+                                    .to_ipv4 = rail->addr.ipv4};
+
+    if (NULL == cm) {
+        return "malformed connection data";
+    }
+    if (!mca_btl_rwv_auth_check (cm, &ends, NULL)) {
+        return "no proof of membership in this job (wrong MAC, or data replayed from another address)";
+    }
+    if (OPAL_EQUAL == opal_compare_proc (cm->name, ends.to)) {
+        return "it claims to be this process";
+    }
+    if (NULL == (proc = opal_proc_for_name (cm->name)) ||
+        NULL == (*endpoint = mca_btl_rwv_endpoint_lookup (mca_btl_rwv_component.module, proc, true))) {
+        return "it names a process this one cannot reach";
+    }
+    if (!mca_btl_rwv_endpoint_owns_address (*endpoint, src_ipv4)) {
+        return "it does not come from an address of the process it names";
+    }
+    if (cm->attempt <= (*endpoint)->peer_attempt[rail->index]) {
+        return "connection data replayed (an old attempt)";
+    }
+    if ((*endpoint)->failed) {
+        return "the process it names was given up";
+    }
+    return NULL;
+}
+
+void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data, size_t cm_len,
+                               uint32_t src_ipv4)
+{
+    const mca_btl_rwv_cm_data_t *cm = mca_btl_rwv_cm_check (cm_data, cm_len);
+    mca_btl_rwv_endpoint_t *endpoint = NULL;
+    mca_btl_rwv_conn_t *conn;
+    mca_btl_rwv_cm_data_t reply;
+    const char *refusal = mca_btl_rwv_conn_request_refusal (rail, cm, src_ipv4, &endpoint);
+    int peer_rail;
+
+    if (NULL != refusal) {
+        mca_btl_rwv_conn_refuse (rail, request, src_ipv4, refusal);
+        return;
+    }
+    endpoint->peer_attempt[rail->index] = cm->attempt;
+    conn = endpoint->conns[rail->index];
+    if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, rail))) {
+        rail->ops->reject (rail, request);
+        return;
+    }
+    RWV_TRACE("btl/rwv: connection request from %s on %s (state %d)", OPAL_NAME_PRINT(cm->name),
+              rail->name, conn->state);
+
+    switch (conn->state) {
+    case MCA_BTL_RWV_CONN_CONNECTING:
+        /* both sides started: the higher rank's attempt wins */
+        if (opal_compare_proc (opal_proc_local_get ()->proc_name, cm->name) > 0) {
+            rail->ops->reject (rail, request);
+            return;
+        }
+        rail->ops->disconnect (conn);
+        break;
+    case MCA_BTL_RWV_CONN_IDLE:
+    case MCA_BTL_RWV_CONN_AWAITING:
+    case MCA_BTL_RWV_CONN_FAILED:
+        break;
+    default:
+        mca_btl_rwv_conn_refuse (rail, request, src_ipv4, "that process is connected on this rail already");
+        return;
+    }
+
+    mca_btl_rwv_conn_reset (conn);
+    mca_btl_rwv_conn_take_peer_cm (conn, cm);
+    peer_rail = mca_btl_rwv_peer_rail_for (endpoint, rail);
+    if (peer_rail >= 0) {
+        conn->peer_addr = endpoint->peer_rails[peer_rail]; /* for messages about this connection */
+    }
+    conn->state = MCA_BTL_RWV_CONN_ACCEPTING;
+    conn->deadline = mca_btl_rwv_now () + mca_btl_rwv_component.connect_timeout;
+    mca_btl_rwv_conn_fill_cm (conn, &reply);
+    reply.attempt = cm->attempt;
+    mca_btl_rwv_auth_sign (&reply, endpoint->peer_secret, &(mca_btl_rwv_auth_ends_t) {
+                               .to = endpoint->proc->proc_name, .from_ipv4 = rail->addr.ipv4,
+                               .to_ipv4 = src_ipv4}, cm->mac);
+    if (OPAL_SUCCESS != rail->ops->accept (rail, conn, request, &reply, sizeof (reply))) {
+        mca_btl_rwv_conn_failed (conn, "the connection request could not be accepted");
+    }
+}
+
+void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data, size_t cm_len)
+{
+    RWV_TRACE("btl/rwv: connected to %s on %s as the %s side", OPAL_NAME_PRINT(conn->endpoint->proc->proc_name),
+              conn->rail->name, MCA_BTL_RWV_CONN_CONNECTING == conn->state ? "active" : "passive");
+    if (MCA_BTL_RWV_CONN_CONNECTING == conn->state) {
+        const mca_btl_rwv_cm_data_t *cm = mca_btl_rwv_cm_check (cm_data, cm_len);
+        mca_btl_rwv_auth_ends_t ends = {.to = opal_proc_local_get ()->proc_name,
+                                        .from_ipv4 = conn->peer_addr.ipv4, .to_ipv4 = conn->rail->addr.ipv4};
+
+        if (NULL == cm) {
+            mca_btl_rwv_conn_failed (conn, "the peer answered with data this version does not understand");
+            return;
+        }
+        if (!mca_btl_rwv_auth_check (cm, &ends, conn->request_mac) ||
+            OPAL_EQUAL != opal_compare_proc (cm->name, conn->endpoint->proc->proc_name)) {
+            mca_btl_rwv_conn_failed (conn, "the answer did not prove it came from the peer process");
+            return;
+        }
+        mca_btl_rwv_conn_take_peer_cm (conn, cm);
+        conn->state = MCA_BTL_RWV_CONN_CONNECTED;
+        /* the active side speaks first */
+        conn->may_send = true;
+        if (OPAL_SUCCESS != mca_btl_rwv_conn_send_hello (conn)) {
+            mca_btl_rwv_conn_failed (conn, "the first message could not be sent");
+            return;
+        }
+        mca_btl_rwv_conn_flush_pending (conn);
+    } else if (MCA_BTL_RWV_CONN_ACCEPTING == conn->state) {
+        /* wait for the active side's first message before sending */
+        conn->state = MCA_BTL_RWV_CONN_CONNECTED;
+    }
+}
