@@ -27,3 +27,15 @@ run_keeping_help () {
     done
     return $rc
 }
+
+# Wait up to 120 s for a line matching PATTERN in FILE (a job's output
+# written in the background), so a test acts in the middle of the job.
+#   wait_for_line FILE PATTERN
+wait_for_line () {
+    local i
+    for ((i = 0; i < 1200; i++)); do
+        grep -q -e "$2" "$1" && return 0
+        sleep 0.1
+    done
+    return 1
+}

@@ -46,16 +46,13 @@ fi
 # the only rail rwv uses (r2; the runtime keeps r1) flaps for 2 s after 60
 # of 300 messages of a two-way stream
 flap () {
-    local pid i rc out=$1
+    local pid out=$1
     : > "$out"
     timeout 240 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --mca mpi_yield_when_idle 1 \
         --mca btl self,rwv --mca btl_rwv_if_include r2 --mca btl_base_verbose 20 "$1" -n 300 -t 10' \
         "$(dirname "$0")/../cluster/cluster.sh" "$RWV_BUILD/test/mpi/test_stream_verify" > "$out" 2> "$err" &
     pid=$!
-    for ((i = 0; i < 1200; i++)); do
-        grep -q '^# progress 60' "$out" && break
-        sleep 0.1
-    done
+    wait_for_line "$out" '^# progress 60'
     ip -n "$(cluster_node_name 2)" link set r2 down
     sleep 2
     ip -n "$(cluster_node_name 2)" link set r2 up

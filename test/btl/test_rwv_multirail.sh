@@ -56,17 +56,14 @@ striped_run "2 rails, one tbf-limited to half the other's rate (400mbit, 200mbit
 # Start a 300-message stream, take DEVs of node 2 down once 60 messages have
 # passed, and wait.  Sets rc; output in $out, errors in $err.
 stream_with_failure () { # mpirun-args... -- dev...
-    local args=() pid i rc
+    local args=() pid rc
     while [ "$1" != "--" ]; do args+=("$1"); shift; done
     shift
     : > "$out" # before the job starts: the wait below must not see the last run's progress
     timeout 240 bash -c '. "$1"; shift; cluster_mpirun "$@"' cluster-job "$(dirname "$0")/../cluster/cluster.sh" \
         "${two[@]}" "${args[@]}" "$mpi/test_stream_verify" -n 300 -t 10 > "$out" 2> "$err" &
     pid=$!
-    for ((i = 0; i < 1200; i++)); do
-        grep -q '^# progress 60' "$out" && break
-        sleep 0.1
-    done
+    wait_for_line "$out" '^# progress 60'
     for dev in "$@"; do ip -n "$(cluster_node_name 2)" link set "$dev" down; done
     # the next attempt (run_keeping_help) needs the rails back
     wait $pid

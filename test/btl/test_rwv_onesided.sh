@@ -75,10 +75,7 @@ timeout 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' cluster-job "$(dirname 
     --mca osc_rdma_network_max_amo 32 "$bin" -C -n 3000 \
     > "$out" 2> "$err" &
 pid=$!
-for ((i = 0; i < 1200; i++)); do
-    grep -q '^# progress' "$out" && break
-    sleep 0.1
-done
+wait_for_line "$out" '^# progress'
 ip -n "$(cluster_node_name 2)" link set r2 down
 wait $pid
 rc=$?

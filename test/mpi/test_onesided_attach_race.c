@@ -24,23 +24,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_check.h"
+
 static int rank, nprocs;
 static int accesses = 2000;
 static int pages = 64;
-
-#define CHECK(call) do { int rc_ = (call); if (MPI_SUCCESS != rc_) { \
-    fprintf (stderr, "rank %d: %s failed (%d)\n", rank, #call, rc_); MPI_Abort (MPI_COMM_WORLD, 2); } } while (0)
-
-static void report (const char *what, int local_errors)
-{
-    int errors = 0;
-
-    MPI_Allreduce (&local_errors, &errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (0 == rank) {
-        printf ("%s - %s%s\n", errors ? "not ok" : "ok", what, errors ? " (wrong values seen)" : "");
-        fflush (stdout);
-    }
-}
 
 /* Rank 0: attach the pages below the used one, highest first, detach
  * them and start again, until every origin says it is done.  Probing
@@ -125,7 +113,7 @@ int main (int argc, char **argv)
     }
     CHECK(MPI_Win_unlock_all (win));
     MPI_Barrier (MPI_COMM_WORLD);
-    report ("dynamic window: puts and gets read back while the target attaches pages before them", errors);
+    test_report ("dynamic window: puts and gets read back while the target attaches pages before them", errors);
 
     if (0 == rank) {
         int64_t expect = (int64_t) (nprocs - 1) * accesses;
@@ -136,7 +124,7 @@ int main (int argc, char **argv)
             fprintf (stderr, "rank 0: counter %lld, expected %lld\n", (long long) counter, (long long) expect);
         }
     }
-    report ("dynamic window: every fetch-and-add counted once while the target attaches", errors);
+    test_report ("dynamic window: every fetch-and-add counted once while the target attaches", errors);
 
     MPI_Win_free (&win);
     free (memory);

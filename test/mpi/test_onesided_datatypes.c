@@ -30,6 +30,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_check.h"
+
 enum { FLAVOR_ALLOCATE, FLAVOR_CREATE, FLAVOR_DYNAMIC };
 static const char *flavor_names[] = {"MPI_Win_allocate", "MPI_Win_create", "dynamic window"};
 enum { SYNC_FENCE, SYNC_EXCLUSIVE, SYNC_SHARED, SYNC_LOCK_ALL, NSYNCS };
@@ -111,8 +113,6 @@ typedef struct {
     unsigned char *origin, *result;
 } batch_t;
 
-#define CHECK(call) do { int rc_ = (call); if (MPI_SUCCESS != rc_) { \
-    fprintf (stderr, "rank %d: %s failed (%d)\n", rank, #call, rc_); MPI_Abort (MPI_COMM_WORLD, 2); } } while (0)
 /* With MPI_ERRORS_RETURN whatever is unsupported is reported, not an abort. */
 #define RMA(call) rma_failed ((call), #call, b, -1)
 
@@ -133,14 +133,7 @@ static int problem (const char *fmt, ...)
 
 static void report (const char *what, int local_errors)
 {
-    int errors = 0;
-
-    MPI_Allreduce (&local_errors, &errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (0 == rank) {
-        printf ("%s - %s\n", errors ? "not ok" : "ok", what);
-        fflush (stdout);
-    }
-    failures += errors != 0;
+    failures += test_report (what, local_errors);
     printed = 0;
     last_problem = -1;
 }

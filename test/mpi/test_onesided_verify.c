@@ -36,6 +36,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_check.h"
+
 enum { FLAVOR_ALLOCATE, FLAVOR_CREATE, FLAVOR_DYNAMIC };
 static const char *flavor_names[] = {"MPI_Win_allocate", "MPI_Win_create", "dynamic window"};
 
@@ -51,19 +53,9 @@ typedef struct {
     MPI_Aint *bases;      /* dynamic windows: every rank's attached address */
 } window_t;
 
-#define CHECK(call) do { int rc_ = (call); if (MPI_SUCCESS != rc_) { \
-    fprintf (stderr, "rank %d: %s failed (%d)\n", rank, #call, rc_); MPI_Abort (MPI_COMM_WORLD, 2); } } while (0)
-
 static void report (const char *what, int local_errors)
 {
-    int errors = 0;
-
-    MPI_Allreduce (&local_errors, &errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (0 == rank) {
-        printf ("%s - %s\n", errors ? "not ok" : "ok", what);
-        fflush (stdout);
-    }
-    failures += errors != 0;
+    failures += test_report (what, local_errors);
 }
 
 static unsigned char pattern (int origin, size_t size, size_t i)

@@ -12,10 +12,10 @@
  * key of another region, which the provider refuses by closing the
  * connection.  The address itself is right, and a copy needs nothing else.
  *
- * Trust: the peer's process id comes from the runtime (the modex, scope
- * local), never from the network; the kernel lets us touch only processes
- * we may ptrace (same user, Yama permitting).  A refusal turns the
- * mechanism off and puts go over the rails as before.
+ * Trust: the peer's process id comes from the runtime (its card in the
+ * modex, btl_rwv_shm.c), never from the network; the kernel lets us
+ * touch only processes we may ptrace (same user, Yama permitting).  A
+ * refusal turns the mechanism off and puts go over the rails as before.
  */
 #include "opal_config.h"
 
@@ -26,40 +26,17 @@
 #include <unistd.h>
 
 #include "opal/mca/btl/base/base.h"
-#include "opal/mca/pmix/pmix.h"
 #include "opal/util/output.h"
 
 #include "btl_rwv.h"
 #include "btl_rwv_cma.h"
 #include "btl_rwv_endpoint.h"
 
-#define RWV_CMA_KEY "btl.rwv.pid"
-
 static bool rwv_cma_refused;
 
-int mca_btl_rwv_cma_publish (void)
+bool mca_btl_rwv_cma_refused (void)
 {
-    uint32_t pid = (uint32_t) getpid ();
-    int rc;
-
-    if (MCA_BTL_RWV_SINGLE_COPY_CMA != mca_btl_rwv_component.single_copy) {
-        return OPAL_SUCCESS;
-    }
-    OPAL_MODEX_SEND_VALUE(rc, OPAL_PMIX_LOCAL, RWV_CMA_KEY, &pid, OPAL_UINT32);
-    return rc;
-}
-
-pid_t mca_btl_rwv_cma_peer_pid (opal_proc_t *proc)
-{
-    uint32_t pid = 0, *ptr = &pid;
-    int rc;
-
-    if (MCA_BTL_RWV_SINGLE_COPY_CMA != mca_btl_rwv_component.single_copy || rwv_cma_refused ||
-        !OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags)) {
-        return 0;
-    }
-    OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, RWV_CMA_KEY, &proc->proc_name, &ptr, OPAL_UINT32);
-    return OPAL_SUCCESS == rc ? (pid_t) pid : 0;
+    return rwv_cma_refused;
 }
 
 /* The kernel may move less than asked (a page boundary it could not

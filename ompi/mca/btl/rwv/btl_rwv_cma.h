@@ -8,15 +8,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "opal/util/proc.h"
-
 struct mca_btl_base_endpoint_t;
 
-/* Publish this process's id to the processes on this node. */
-int mca_btl_rwv_cma_publish (void);
-
-/* The id of a peer on this node that takes single copies, else 0. */
-pid_t mca_btl_rwv_cma_peer_pid (opal_proc_t *proc);
+/* Has the kernel refused a single copy (then no peer gets one)? */
+bool mca_btl_rwv_cma_refused (void);
 
 /* Copy to (put) or from (get) the peer's memory.  OPAL_ERR_NOT_AVAILABLE:
  * the kernel refused, use the rail; OPAL_ERROR: the peer's memory is not

@@ -528,7 +528,7 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
     rwv_apply_bandwidths (module);
     c->module = module;
     if (OPAL_SUCCESS != mca_btl_rwv_module_init (module) || OPAL_SUCCESS != rwv_modex_send (module) ||
-        OPAL_SUCCESS != mca_btl_rwv_cma_publish () || OPAL_SUCCESS != mca_btl_rwv_shm_init ()) {
+        OPAL_SUCCESS != mca_btl_rwv_shm_init ()) {
         module->super.btl_finalize (&module->super);
         free (modules);
         return NULL;

@@ -161,8 +161,8 @@ mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (mca_btl_rwv_module_t *modul
                              mca_btl_rwv_peer_host (endpoint));
         OBJ_RELEASE(endpoint);
         return NULL;
-    } else {
-        endpoint->cma_pid = mca_btl_rwv_cma_peer_pid (proc);
+    } else if (!mca_btl_rwv_cma_refused ()) {
+        endpoint->cma_pid = mca_btl_rwv_shm_peer_card (proc, &endpoint->peer_card);
     }
     opal_hash_table_set_value_uint64 (&module->endpoints, key, endpoint);
     opal_list_append (&module->endpoint_list, &endpoint->super);

@@ -5,7 +5,8 @@
  * Each process keeps the receive rings of its connections to same-node
  * peers in one anonymous shared-memory file (memfd: no name in /dev/shm,
  * nothing left behind by a crash), one slot per possible same-node peer.
- * Its descriptor number, size and address are in the modex (local scope).
+ * Its card in the modex (local scope) gives its process id (for single
+ * copies too) and the file's descriptor number, size and address.
  * A peer maps the file once, through /proc/PID/fd/N, which the kernel
  * allows exactly where it allows single copies (btl_rwv_cma.c: same
  * user, may ptrace); otherwise the peer keeps writing over the loopback
@@ -38,7 +39,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_shm.h"
 
-#define RWV_SHM_KEY "btl.rwv.rings"
+#define RWV_SHM_KEY "btl.rwv.local"
 
 static struct {
     unsigned char *base;   /* our rings, NULL if there is no shared file */
@@ -55,16 +56,10 @@ static size_t rwv_shm_slot_bytes (void)
     return (mca_btl_rwv_ring_bytes () + page - 1) / page * page;
 }
 
-int mca_btl_rwv_shm_init (void)
+/* Our rings in one memfd, a slot per possible same-node peer (the
+ * connection data names up to 65535); false if there is none. */
+static bool rwv_shm_create (uint32_t slots)
 {
-    mca_btl_rwv_shm_card_t card;
-    /* a slot per possible same-node peer; the connection data names up to 65535 */
-    uint32_t slots = (uint32_t) opal_process_info.num_local_peers;
-    int rc;
-
-    if (MCA_BTL_RWV_SINGLE_COPY_CMA != mca_btl_rwv_component.single_copy || 0 == slots) {
-        return OPAL_SUCCESS;
-    }
     slots = slots > UINT16_MAX ? UINT16_MAX : slots;
     rwv_shm.slot_bytes = rwv_shm_slot_bytes ();
     rwv_shm.fd = memfd_create ("btl-rwv-rings", MFD_CLOEXEC);
@@ -76,13 +71,49 @@ int mca_btl_rwv_shm_init (void)
                              "btl/rwv: no shared rings for peers on this node (%s): they use the loopback rail",
                              strerror (errno));
         mca_btl_rwv_shm_finalize ();
-        return OPAL_SUCCESS;
+        return false;
     }
     rwv_shm.slots = slots;
-    card = (mca_btl_rwv_shm_card_t) {.fd = rwv_shm.fd, .slots = slots, .slot_bytes = rwv_shm.slot_bytes,
-                             .base = (uint64_t) (uintptr_t) rwv_shm.base};
+    return true;
+}
+
+int mca_btl_rwv_shm_init (void)
+{
+    uint32_t local_peers = (uint32_t) opal_process_info.num_local_peers;
+    mca_btl_rwv_shm_card_t card = {.pid = (uint32_t) getpid (), .fd = -1};
+    int rc;
+
+    if (MCA_BTL_RWV_SINGLE_COPY_CMA != mca_btl_rwv_component.single_copy || 0 == local_peers) {
+        return OPAL_SUCCESS;
+    }
+    if (rwv_shm_create (local_peers)) {
+        card.slots = rwv_shm.slots;
+        card.fd = rwv_shm.fd;
+        card.slot_bytes = rwv_shm.slot_bytes;
+        card.base = (uint64_t) (uintptr_t) rwv_shm.base;
+    }
     OPAL_MODEX_SEND_STRING(rc, OPAL_PMIX_LOCAL, RWV_SHM_KEY, &card, sizeof (card));
     return rc;
+}
+
+pid_t mca_btl_rwv_shm_peer_card (opal_proc_t *proc, mca_btl_rwv_shm_card_t *card)
+{
+    uint8_t *got = NULL;
+    size_t size = 0;
+    int rc;
+
+    if (MCA_BTL_RWV_SINGLE_COPY_CMA != mca_btl_rwv_component.single_copy ||
+        !OPAL_PROC_ON_LOCAL_NODE(proc->proc_flags)) {
+        return 0;
+    }
+    OPAL_MODEX_RECV_STRING(rc, RWV_SHM_KEY, &proc->proc_name, &got, &size);
+    if (OPAL_SUCCESS != rc || size != sizeof (*card)) {
+        free (got);
+        return 0;
+    }
+    memcpy (card, got, sizeof (*card));
+    free (got);
+    return (pid_t) card->pid;
 }
 
 void mca_btl_rwv_shm_finalize (void)
@@ -135,29 +166,19 @@ void mca_btl_rwv_ring_free (unsigned char *ring)
 }
 
 /* The peer's rings in our address space, mapped on first use. */
-static unsigned char *rwv_shm_peer_rings (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_shm_card_t *card)
+static unsigned char *rwv_shm_peer_rings (mca_btl_rwv_endpoint_t *endpoint)
 {
-    uint8_t *got = NULL;
-    size_t size = 0;
+    const mca_btl_rwv_shm_card_t *card = &endpoint->peer_card;
     char path[64];
-    int rc, fd;
+    int fd;
 
     if (NULL != endpoint->peer_rings) {
-        *card = endpoint->peer_card;
         return MAP_FAILED == (void *) endpoint->peer_rings ? NULL : endpoint->peer_rings;
     }
     endpoint->peer_rings = MAP_FAILED;
-    OPAL_MODEX_RECV_STRING(rc, RWV_SHM_KEY, &endpoint->proc->proc_name, &got, &size);
-    if (OPAL_SUCCESS != rc || size != sizeof (*card)) {
-        free (got);
-        return NULL;
-    }
-    memcpy (card, got, sizeof (*card));
-    free (got);
     if (0 == card->slots || card->slot_bytes != rwv_shm_slot_bytes ()) {
         return NULL;
     }
-    endpoint->peer_card = *card;
     snprintf (path, sizeof (path), "/proc/%d/fd/%d", (int) endpoint->cma_pid, (int) card->fd);
     if ((fd = open (path, O_RDWR | O_CLOEXEC)) < 0) {
         opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
@@ -174,19 +195,18 @@ void mca_btl_rwv_shm_attach (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
     uint64_t ring_bytes = (uint64_t) conn->peer_slots * conn->peer_slot_size + 64;
-    mca_btl_rwv_shm_card_t card;
     unsigned char *rings;
 
     conn->peer_ring = NULL;
     if (0 == endpoint->cma_pid || 0 == conn->peer_shm_slot || conn->peer_notify_imm ||
-        NULL == (rings = rwv_shm_peer_rings (endpoint, &card))) {
+        NULL == (rings = rwv_shm_peer_rings (endpoint))) {
         return;
     }
     /* never trust the peer's numbers: the whole ring must be in its slot */
-    if (conn->peer_shm_slot > card.slots || ring_bytes > card.slot_bytes) {
+    if (conn->peer_shm_slot > endpoint->peer_card.slots || ring_bytes > endpoint->peer_card.slot_bytes) {
         return;
     }
-    conn->peer_ring = rings + (size_t) (conn->peer_shm_slot - 1) * card.slot_bytes;
+    conn->peer_ring = rings + (size_t) (conn->peer_shm_slot - 1) * endpoint->peer_card.slot_bytes;
     opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                          "btl/rwv: %s: messages to process %d on this node are stores into its shared ring",
                          conn->rail->name, (int) endpoint->cma_pid);

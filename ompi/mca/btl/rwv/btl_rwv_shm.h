@@ -6,22 +6,33 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include "opal/util/proc.h"
 
 struct mca_btl_base_endpoint_t;
 struct mca_btl_rwv_conn_t;
 
-/* What a peer needs to map a process's rings (the modex carries it). */
+/* What a process on this node needs to reach us without the network:
+ * our process id (single copies, btl_rwv_cma.c) and our shared rings.
+ * The modex carries it, local scope only. */
 typedef struct mca_btl_rwv_shm_card_t {
+    uint32_t pid;
+    uint32_t slots;        /* 0: no shared rings */
     int32_t fd;
-    uint32_t slots;
+    uint32_t reserved;
     uint64_t slot_bytes;
     uint64_t base;         /* where the rings are in the owner's address space */
 } mca_btl_rwv_shm_card_t;
 
-/* Create our shared rings and publish them (nothing without same-node peers
- * or single copies); at finalize, drop them. */
+/* Create our shared rings and publish our card (nothing under
+ * btl_rwv_single_copy none); at finalize, drop them. */
 int mca_btl_rwv_shm_init (void);
 void mca_btl_rwv_shm_finalize (void);
+
+/* A peer's card, if it is on this node and takes single copies: its
+ * process id, else 0. */
+pid_t mca_btl_rwv_shm_peer_card (opal_proc_t *proc, mca_btl_rwv_shm_card_t *card);
 
 /* A receive ring for a connection: shared if the peer is on this node and
  * a slot is free, else private memory. */
