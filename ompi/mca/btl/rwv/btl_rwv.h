@@ -208,8 +208,10 @@ int mca_btl_rwv_atomic_cswap (mca_btl_base_module_t *btl, struct mca_btl_base_en
 int mca_btl_rwv_flush (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint);
 
 /* btl_rwv_component.c */
-int mca_btl_rwv_progress (void);
 double mca_btl_rwv_now (void);
+
+/* btl_rwv_progress.c */
+int mca_btl_rwv_progress (void);
 
 /* btl_rwv_osc.c: osc/rdma's parameters, set at the first add_procs */
 void mca_btl_rwv_offer_one_sided (void);

@@ -1,6 +1,6 @@
 /*
- * btl/rwv component: parameters, open, init (rails, module, modex) and the
- * progress function.
+ * btl/rwv component: parameters, open, init (rails, module, modex); the
+ * progress function is btl_rwv_progress.c.
  */
 #include "opal_config.h"
 
@@ -549,107 +549,4 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
     modules[0] = &module->super;
     *num_btls = 1;
     return modules;
-}
-
-/* ------------------------------------------------------------ progress */
-
-/* Looking for connection events costs a system call per rail (an
- * epoll_wait in libfabric's tcp provider, a read of the rdmacm channel):
- * every eighth call while connections exist, every 1024th while none does.
- * A job whose peers all use other BTLs (vader on one node) then pays next
- * to nothing for rwv being in the default set, and a first connection
- * request waits at most 1024 progress calls (microseconds in a spin loop). */
-#define MCA_BTL_RWV_CM_POLL_MASK 7
-#define MCA_BTL_RWV_CM_POLL_MASK_IDLE 1023
-/* A rail whose every connection stores into a shared ring (btl_rwv_shm.c)
- * has nothing in its completion queue but what a fallback might put
- * there: it is read every 64th call, which spares a same-node ping-pong
- * a system call per progress call; connection events (a new peer, one
- * that died) then every 64th call too. */
-#define MCA_BTL_RWV_CQ_POLL_MASK_SHARED 63
-
-static int rwv_poll_connections (mca_btl_rwv_module_t *module)
-{
-    int count = 0;
-
-    MCA_BTL_RWV_LOCK(module);
-    for (int i = 0 ; i < module->num_rails ; ++i) {
-        count += module->rails[i]->ops->poll_connections (module->rails[i]);
-    }
-    MCA_BTL_RWV_UNLOCK(module);
-    return count;
-}
-
-/* Without connections there is nothing to progress but connection
- * requests: every call but the 1024th returns before any shared write. */
-static int rwv_progress_idle (mca_btl_rwv_module_t *module)
-{
-    int32_t idle = 0;
-    int count;
-
-    if (0 != (module->progress_calls++ & MCA_BTL_RWV_CM_POLL_MASK_IDLE) ||
-        !opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
-        return 0;
-    }
-    count = rwv_poll_connections (module);
-    opal_atomic_wmb ();
-    module->progressing = 0;
-    return count;
-}
-
-int mca_btl_rwv_progress (void)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    bool cq_wanted[MCA_BTL_RWV_MAX_RAILS] = {false}, any_cq_wanted = false;
-    int32_t idle = 0;
-    int count = 0, size;
-
-    if (NULL == module) {
-        return 0;
-    }
-    if (!mca_btl_rwv_module_has_conns (module)) {
-        return rwv_progress_idle (module);
-    }
-    if (!opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
-        return 0;
-    }
-    size = opal_pointer_array_get_size (&module->conns);
-    for (int i = 0 ; i < size ; ++i) {
-        mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
-
-        if (NULL == conn) {
-            continue;
-        }
-        cq_wanted[conn->rail->index] |= NULL == conn->peer_ring;
-        if (MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
-            count += mca_btl_rwv_conn_poll_ring (conn);
-        }
-    }
-    for (int i = 0 ; i < module->num_rails ; ++i) {
-        if (cq_wanted[i] || 0 == (module->progress_calls & MCA_BTL_RWV_CQ_POLL_MASK_SHARED)) {
-            count += module->rails[i]->ops->poll_completions (module->rails[i]);
-            any_cq_wanted |= cq_wanted[i];
-        }
-    }
-    if (!opal_list_is_empty (&module->stored)) {
-        count += mca_btl_rwv_complete_stored (module);
-    }
-    if (0 == (module->progress_calls & (any_cq_wanted ? MCA_BTL_RWV_CM_POLL_MASK : MCA_BTL_RWV_CQ_POLL_MASK_SHARED))) {
-        count += rwv_poll_connections (module);
-    }
-    if (!opal_list_is_empty (&module->retry)) {
-        mca_btl_rwv_stripe_retry (module);
-    }
-    if (0 == (module->progress_calls++ & 1023)) {
-        MCA_BTL_RWV_LOCK(module);
-        double now = mca_btl_rwv_now ();
-
-        mca_btl_rwv_conn_check_timeouts (module, now);
-        mca_btl_rwv_check_links (module, now);
-        mca_btl_rwv_report_lost_rails (module, now);
-        MCA_BTL_RWV_UNLOCK(module);
-    }
-    opal_atomic_wmb ();
-    module->progressing = 0;
-    return count;
 }
