@@ -237,8 +237,10 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
 }
 
 /* The connection on local rail `r', created and started if need be;
- * NULL if it failed or cannot be made. */
-static mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_rail_conn (mca_btl_rwv_endpoint_t *endpoint, int r)
+ * NULL if it failed or cannot be made, or is being re-established and
+ * not TAKE_REJOINING: traffic keeps to the other rails meanwhile. */
+static mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_rail_conn (mca_btl_rwv_endpoint_t *endpoint, int r,
+                                                          bool take_rejoining)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_conn_t *conn = endpoint->conns[r];
@@ -249,10 +251,16 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_rail_conn (mca_btl_rwv_endpoint_
     if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, module->rails[r]))) {
         return NULL;
     }
-    if (MCA_BTL_RWV_CONN_IDLE == conn->state) {
+    if (MCA_BTL_RWV_CONN_FAILED == conn->state && mca_btl_rwv_conn_may_rejoin (conn, mca_btl_rwv_now ())) {
+        mca_btl_rwv_conn_rejoin_prepare (conn);
+        mca_btl_rwv_conn_start (conn);
+    } else if (MCA_BTL_RWV_CONN_IDLE == conn->state) {
         mca_btl_rwv_conn_start (conn);
     }
-    return MCA_BTL_RWV_CONN_FAILED == conn->state ? NULL : conn;
+    if (MCA_BTL_RWV_CONN_FAILED == conn->state || (conn->rejoining && !take_rejoining)) {
+        return NULL;
+    }
+    return conn;
 }
 
 int mca_btl_rwv_endpoint_live_rails (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_conn_t *except)
@@ -274,7 +282,7 @@ int mca_btl_rwv_endpoint_ready_conns (mca_btl_rwv_endpoint_t *endpoint, mca_btl_
     int n = 0;
 
     for (int i = 0 ; i < endpoint->num_rails && !endpoint->failed ; ++i) {
-        mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_rail_conn (endpoint, endpoint->rails[i]);
+        mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_rail_conn (endpoint, endpoint->rails[i], false);
 
         if (NULL != conn && mca_btl_rwv_conn_ready (conn)) {
             conns[n++] = conn;
@@ -302,11 +310,15 @@ mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
         (n = mca_btl_rwv_endpoint_ready_conns (endpoint, ready)) > 0) {
         return ready[endpoint->next_rail++ % (unsigned) n];
     }
-    for (int i = 0 ; i < endpoint->num_rails && !endpoint->failed ; ++i) {
-        mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_rail_conn (endpoint, endpoint->rails[i]);
+    /* a rail being re-established only when no other is left: the
+     * message waits there for it */
+    for (int pass = 0 ; pass < 2 ; ++pass) {
+        for (int i = 0 ; i < endpoint->num_rails && !endpoint->failed ; ++i) {
+            mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_rail_conn (endpoint, endpoint->rails[i], pass > 0);
 
-        if (NULL != conn) {
-            return conn;
+            if (NULL != conn) {
+                return conn;
+            }
         }
     }
     return NULL;
@@ -324,6 +336,7 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
     conn->state = MCA_BTL_RWV_CONN_FAILED;
     conn->rail->ops->disconnect (conn);
     if (mca_btl_rwv_endpoint_has_live_rail (endpoint, NULL)) {
+        mca_btl_rwv_conn_rejoin_later (conn);
         mca_btl_rwv_rail_failed (conn, why);
         return;
     }
@@ -416,9 +429,9 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
     inet_ntop (AF_INET, &conn->peer_addr.ipv4, peer, sizeof (peer));
     opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                          "btl/rwv: rail %s to %s: %s bandwidth %.1f MB/s, %" PRIu64 " eager messages sent, "
-                         "%" PRIu64 " bytes put or got", conn->rail->name, peer,
-                         conn->rail->bandwidth > 0 ? "configured" : "measured", conn->bandwidth, conn->send_seq,
-                         conn->rdma_bytes);
+                         "%" PRIu64 " bytes put or got since connected, re-established %u times", conn->rail->name,
+                         peer, conn->rail->bandwidth > 0 ? "configured" : "measured", conn->bandwidth, conn->send_seq,
+                         conn->rdma_bytes, conn->rejoins);
     conn->rail->ops->disconnect (conn);
     mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
     OBJ_DESTRUCT(&conn->pending);
@@ -431,6 +444,7 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
     opal_pointer_array_set_item (&module->conns, conn->id, NULL);
     conn->rail->num_conns--;
     free (conn->replayed);
+    free (conn->before.seen);
     mca_btl_rwv_ring_free (conn->ring);
     free (conn);
 }

@@ -64,6 +64,16 @@ typedef struct mca_btl_rwv_cm_data_t {
 #define MCA_BTL_RWV_CM_VERSION 4
 _Static_assert (sizeof (mca_btl_rwv_cm_data_t) <= 56, "RDMA-CM carries 56 bytes in a connection request");
 
+/* What a failed connection's replays need at the receiver: which of its
+ * messages were consumed from its ring, or delivered from a replay since.
+ * The peer never has more than a ring's worth unconsumed, so one bit per
+ * slot after recv_seq covers every replay. */
+typedef struct mca_btl_rwv_replay_window_t {
+    uint32_t attempt;          /* the connection's; 0: none */
+    uint64_t recv_seq;
+    uint8_t *seen;             /* by seq after recv_seq, allocated at the first replay */
+} mca_btl_rwv_replay_window_t;
+
 typedef struct mca_btl_rwv_conn_t {
     struct mca_btl_base_endpoint_t *endpoint;
     mca_btl_rwv_rail_t *rail;
@@ -73,6 +83,7 @@ typedef struct mca_btl_rwv_conn_t {
     void *backend;             /* the backend's per-connection state */
     uint8_t request_mac[MCA_BTL_RWV_MAC_BYTES]; /* active side: our request's, which the reply must name */
     double deadline;           /* connect timeout, CLOCK_MONOTONIC seconds */
+    uint32_t attempt;          /* the request's that made this connection: replays name it */
     uint32_t id;               /* index in the module's connection table */
 
     /* receive ring, written by the peer: slots, then the credit word */
@@ -119,6 +130,15 @@ typedef struct mca_btl_rwv_conn_t {
     char failed_why[96];
     uint8_t *replayed;         /* once failed: replays of its messages delivered, by seq after recv_seq */
     double warn_at;            /* 0: nothing to report */
+    /* a failed rail to a live peer is re-established once its link is up
+     * and the failover is done with it (btl_rwv_failover.c); replays of
+     * the connection before still arrive meanwhile */
+    mca_btl_rwv_replay_window_t before;
+    bool rejoining;            /* being re-established: traffic keeps to the other rails meanwhile */
+    double rejoin_at;          /* not before */
+    double rejoin_backoff;     /* seconds, doubled by every failed attempt */
+    unsigned rejoins;          /* times re-established, for the verbose report */
+    bool no_rejoin;            /* closed for a malformed message: never re-established */
     /* small puts injected here, kept until a later delivered write on this
      * stream confirms them (btl_rwv_rdma.c) */
     opal_list_t kept_puts;
@@ -207,7 +227,17 @@ void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now);
 /* the failed rails due for a report at `now' (HUGE_VAL at finalize: all of them) */
 void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now);
 void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn);
-bool mca_btl_rwv_replay_is_duplicate (mca_btl_rwv_conn_t *conn, uint8_t rail, uint64_t seq);
+/* A replay naming the receiver's RAIL, the connection ATTEMPT and SEQ
+ * there arrived on CONN: NULL (and whether it was delivered before), or
+ * what is wrong with it. */
+const char *mca_btl_rwv_replay_check (mca_btl_rwv_conn_t *conn, uint8_t rail, uint32_t attempt, uint64_t seq,
+                                      bool *duplicate);
+bool mca_btl_rwv_conn_quiescent (mca_btl_rwv_conn_t *conn);
+/* May this failed connection be re-established now? */
+bool mca_btl_rwv_conn_may_rejoin (mca_btl_rwv_conn_t *conn, double now);
+void mca_btl_rwv_conn_rejoin_prepare (mca_btl_rwv_conn_t *conn);
+void mca_btl_rwv_conn_rejoin_later (mca_btl_rwv_conn_t *conn);
+void mca_btl_rwv_conn_rejoined (mca_btl_rwv_conn_t *conn);
 
 /* btl_rwv_eager_stripe.c */
 bool mca_btl_rwv_eager_stripe (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint,

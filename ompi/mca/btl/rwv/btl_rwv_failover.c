@@ -25,6 +25,14 @@
  *
  * When the last rail to a peer fails, the peer is reported to the PML as
  * unreachable (btl_rwv_endpoint.c).
+ *
+ * A failed rail rejoins: once its link is up and nothing of the failed
+ * connection is left on our side (no queued, unconsumed or in-flight
+ * message, no put/get piece, no unconfirmed small put), the next traffic
+ * to the peer starts a new connection on it in the background, retried
+ * with a doubling delay.  Replays name the connection they were first
+ * written on (its attempt number), so the receiver keeps the failed one's
+ * record beside the new connection for the replays still on their way.
  */
 #include "opal_config.h"
 
@@ -71,6 +79,7 @@ static void mca_btl_rwv_replay (mca_btl_rwv_frag_t *frag)
     if (!(frag->hdr_flags & MCA_BTL_RWV_HDR_FLAG_REPLAY)) {
         frag->hdr_flags |= MCA_BTL_RWV_HDR_FLAG_REPLAY;
         frag->replay_rail = failed->peer_rail;
+        frag->replay_attempt = failed->attempt;
         frag->replay_seq = frag->seq;
     }
     if (OPAL_SUCCESS != mca_btl_rwv_endpoint_send_frag (failed->endpoint, frag)) {
@@ -136,44 +145,49 @@ void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why)
     }
 }
 
-/* Consumed from the ring, or delivered as a replay before (and noted now).
- * The peer never has more than a ring's worth of messages unconsumed, so
- * one bit per slot after recv_seq covers every replay. */
-static bool mca_btl_rwv_replay_seen (mca_btl_rwv_conn_t *failed, uint64_t seq)
+/* Consumed from the ring (up to RECV_SEQ), or delivered as a replay
+ * before (and noted now in *SEEN). */
+static bool mca_btl_rwv_replay_seen (uint64_t recv_seq, uint8_t **seen, uint64_t seq)
 {
-    uint64_t bit = seq - failed->recv_seq - 1;
+    uint64_t bit = seq - recv_seq - 1;
     size_t slots = (size_t) mca_btl_rwv_component.eager_slots;
 
-    if (seq <= failed->recv_seq) {
+    if (seq <= recv_seq) {
         return true;
     }
-    if (NULL == failed->replayed && NULL == (failed->replayed = calloc ((slots + 7) / 8, 1))) {
+    if (NULL == *seen && NULL == (*seen = calloc ((slots + 7) / 8, 1))) {
         return false;
     }
-    if (bit >= slots || (failed->replayed[bit / 8] & (1u << (bit % 8)))) {
+    if (bit >= slots || ((*seen)[bit / 8] & (1u << (bit % 8)))) {
         return bit < slots;
     }
-    failed->replayed[bit / 8] |= (uint8_t) (1u << (bit % 8));
+    (*seen)[bit / 8] |= (uint8_t) (1u << (bit % 8));
     return false;
 }
 
-bool mca_btl_rwv_replay_is_duplicate (mca_btl_rwv_conn_t *conn, uint8_t rail, uint64_t seq)
+const char *mca_btl_rwv_replay_check (mca_btl_rwv_conn_t *conn, uint8_t rail, uint32_t attempt, uint64_t seq,
+                                      bool *duplicate)
 {
     mca_btl_rwv_conn_t *failed = rail < MCA_BTL_RWV_MAX_RAILS ? conn->endpoint->conns[rail] : NULL;
-    bool duplicate;
+    const char *problem = NULL;
 
-    if (NULL == failed) {
-        return false;
-    }
     MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
-    /* stop reading its ring first: from here on each of its messages is
-     * delivered from the ring (up to recv_seq) or from a replay, never both */
-    if (MCA_BTL_RWV_CONN_FAILED != failed->state) {
-        mca_btl_rwv_conn_failed (failed, "the peer reported that this rail failed");
+    if (NULL != failed && 0 != attempt && attempt == failed->attempt) {
+        /* stop reading its ring first: from here on each of its messages is
+         * delivered from the ring (up to recv_seq) or from a replay, never both */
+        if (MCA_BTL_RWV_CONN_FAILED != failed->state) {
+            mca_btl_rwv_conn_failed (failed, "the peer reported that this rail failed");
+        }
+        *duplicate = mca_btl_rwv_replay_seen (failed->recv_seq, &failed->replayed, seq);
+    } else if (NULL != failed && 0 != attempt && attempt == failed->before.attempt) {
+        *duplicate = mca_btl_rwv_replay_seen (failed->before.recv_seq, &failed->before.seen, seq);
+    } else {
+        /* a member's replays name one of the two; a third could only be a
+         * replay held back across two failures of the rail, never seen */
+        problem = "the replay of a message from a connection this process does not know";
     }
-    duplicate = mca_btl_rwv_replay_seen (failed, seq);
     MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
-    return duplicate;
+    return problem;
 }
 
 /* Fail the connections on RAIL, all of them or only those whose peer
@@ -246,7 +260,7 @@ void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now)
 
 /* A rail whose link comes back within btl_rwv_rail_down_timeout carries
  * on with the connections it kept and serves new peers; peers that moved
- * to other rails stay there. */
+ * to other rails come back to it (mca_btl_rwv_conn_may_rejoin). */
 void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now)
 {
     /* a job that never used rwv pays no ioctl for it */
@@ -269,4 +283,59 @@ void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now)
             rail->down = false;
         }
     }
+}
+
+/* Nothing of the failed connection is left on our side (and it was not
+ * closed for a malformed message, which is for good): no queued,
+ * unconsumed or in-flight message, no put/get piece, no unconfirmed small
+ * put (failover has handed them all to other rails, and the transport has
+ * given back what it held). */
+bool mca_btl_rwv_conn_quiescent (mca_btl_rwv_conn_t *conn)
+{
+    return !conn->no_rejoin && opal_list_is_empty (&conn->pending) && opal_list_is_empty (&conn->unacked) &&
+           opal_list_is_empty (&conn->kept_puts) && 0 == conn->pieces_out;
+}
+
+/* Only the higher rank re-establishes a rail, the side that wins when
+ * both connect at once: no crossing attempt is then abandoned.  (An
+ * abandoned libfabric tcp endpoint is closed only when its refusal
+ * arrives; a new endpoint that had meanwhile been given the same socket
+ * number then lost its progress, and its reads never completed.) */
+bool mca_btl_rwv_conn_may_rejoin (mca_btl_rwv_conn_t *conn, double now)
+{
+    const mca_btl_rwv_rail_t *rail = conn->rail;
+
+    return MCA_BTL_RWV_CONN_FAILED == conn->state && !conn->endpoint->failed &&
+           opal_compare_proc (opal_proc_local_get ()->proc_name, conn->endpoint->proc->proc_name) > 0 &&
+           mca_btl_rwv_endpoint_multirail (conn->endpoint) && !rail->down && 0 == rail->link_lost_at &&
+           now >= conn->rejoin_at && mca_btl_rwv_conn_quiescent (conn);
+}
+
+/* The failed connection's replay record moves aside for the new one. */
+void mca_btl_rwv_conn_rejoin_prepare (mca_btl_rwv_conn_t *conn)
+{
+    free (conn->before.seen);
+    conn->before = (mca_btl_rwv_replay_window_t) {.attempt = conn->attempt, .recv_seq = conn->recv_seq,
+                                                  .seen = conn->replayed};
+    conn->replayed = NULL;
+    conn->rejoining = true;
+}
+
+/* Each failure waits twice as long as the one before to rejoin (1 s to
+ * 64 s), so a rail whose link is up but that cannot connect costs an
+ * attempt a minute at most. */
+void mca_btl_rwv_conn_rejoin_later (mca_btl_rwv_conn_t *conn)
+{
+    conn->rejoin_backoff = conn->rejoin_backoff <= 0 ? 1.0 : conn->rejoin_backoff >= 32.0 ? 64.0 : 2 * conn->rejoin_backoff;
+    conn->rejoin_at = mca_btl_rwv_now () + conn->rejoin_backoff;
+}
+
+void mca_btl_rwv_conn_rejoined (mca_btl_rwv_conn_t *conn)
+{
+    conn->rejoining = false;
+    conn->rejoin_backoff = 0;
+    conn->rejoins++;
+    opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                         "btl/rwv: %s: the rail to %s (%s) is re-established", conn->rail->name,
+                         mca_btl_rwv_peer_host (conn->endpoint), OPAL_NAME_PRINT(conn->endpoint->proc->proc_name));
 }

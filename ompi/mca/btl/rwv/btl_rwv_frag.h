@@ -34,10 +34,13 @@ typedef struct mca_btl_rwv_eager_hdr_t {
     uint8_t flags;
     uint8_t replay_rail;      /* REPLAY: the receiver's index of the failed rail */
     uint8_t reserved;
-    uint64_t replay_seq;      /* REPLAY: the message's sequence number on that rail */
+    uint32_t replay_attempt;  /* REPLAY: the connection it was first written on (a rail may be re-established) */
+    uint32_t reserved2;
+    uint64_t replay_seq;      /* REPLAY: the message's sequence number on that connection */
     uint64_t consumed;        /* piggy-backed credit: messages of ours the sender has consumed */
     uint64_t seq;             /* 1, 2, 3...: written last, polled by the receiver */
 } mca_btl_rwv_eager_hdr_t;
+_Static_assert (sizeof (mca_btl_rwv_eager_hdr_t) == 40, "the default slot size counts on a 40-byte header");
 
 /* At the start of a STRIPE message's payload: where its bytes go. */
 typedef struct mca_btl_rwv_stripe_hdr_t {
@@ -65,6 +68,7 @@ typedef struct mca_btl_rwv_frag_t {
     mca_btl_base_tag_t tag;
     uint8_t hdr_flags;                    /* REPLAY, STRIPE */
     uint8_t replay_rail;
+    uint32_t replay_attempt;
     uint64_t replay_seq;
     /* where it was written: failover replays what the peer may not have consumed */
     struct mca_btl_rwv_conn_t *conn;

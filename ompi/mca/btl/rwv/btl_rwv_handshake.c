@@ -66,6 +66,7 @@ static void mca_btl_rwv_conn_reset (mca_btl_rwv_conn_t *conn)
     memset (conn->ring, 0, conn->ring_bytes);
     conn->recv_seq = conn->imm_seen = conn->credits_reported = 0;
     conn->send_seq = conn->peer_consumed = 0;
+    conn->rdma_bytes = 0;
     conn->may_send = false;
     conn->notify_imm = mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_CQ ||
         (mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_AUTO && !conn->rail->ordered_placement);
@@ -95,7 +96,7 @@ void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn)
     conn->state = MCA_BTL_RWV_CONN_CONNECTING;
     RWV_TRACE("btl/rwv: connecting to %s on %s", OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name);
     mca_btl_rwv_conn_fill_cm (conn, &cm);
-    cm.attempt = ++mca_btl_rwv_component.module->next_attempt;
+    cm.attempt = conn->attempt = ++mca_btl_rwv_component.module->next_attempt;
     mca_btl_rwv_auth_sign (&cm, endpoint->peer_secret, &(mca_btl_rwv_auth_ends_t) {
                                .to = endpoint->proc->proc_name, .from_ipv4 = conn->rail->addr.ipv4,
                                .to_ipv4 = conn->peer_addr.ipv4}, NULL);
@@ -206,9 +207,19 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
         }
         rail->ops->disconnect (conn);
         break;
+    case MCA_BTL_RWV_CONN_FAILED:
+        /* the peer re-establishes a failed rail: not before our failover
+         * is done with it (it tries again later) */
+        if (!mca_btl_rwv_conn_quiescent (conn)) {
+            RWV_TRACE("btl/rwv: %s: not yet ready to re-establish the rail to %s", rail->name,
+                      OPAL_NAME_PRINT(cm->name));
+            rail->ops->reject (rail, request);
+            return;
+        }
+        mca_btl_rwv_conn_rejoin_prepare (conn);
+        break;
     case MCA_BTL_RWV_CONN_IDLE:
     case MCA_BTL_RWV_CONN_AWAITING:
-    case MCA_BTL_RWV_CONN_FAILED:
         break;
     default:
         mca_btl_rwv_conn_refuse (rail, request, src_ipv4, "that process is connected on this rail already");
@@ -217,6 +228,7 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
 
     mca_btl_rwv_conn_reset (conn);
     mca_btl_rwv_conn_take_peer_cm (conn, cm);
+    conn->attempt = cm->attempt;
     peer_rail = mca_btl_rwv_peer_rail_for (endpoint, rail);
     if (peer_rail >= 0) {
         conn->peer_addr = endpoint->peer_rails[peer_rail]; /* for messages about this connection */
@@ -253,6 +265,9 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
         }
         mca_btl_rwv_conn_take_peer_cm (conn, cm);
         conn->state = MCA_BTL_RWV_CONN_CONNECTED;
+        if (conn->rejoining) {
+            mca_btl_rwv_conn_rejoined (conn);
+        }
         /* the active side speaks first */
         conn->may_send = true;
         if (OPAL_SUCCESS != mca_btl_rwv_conn_send_hello (conn)) {
@@ -263,5 +278,8 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
     } else if (MCA_BTL_RWV_CONN_ACCEPTING == conn->state) {
         /* wait for the active side's first message before sending */
         conn->state = MCA_BTL_RWV_CONN_CONNECTED;
+        if (conn->rejoining) {
+            mca_btl_rwv_conn_rejoined (conn);
+        }
     }
 }

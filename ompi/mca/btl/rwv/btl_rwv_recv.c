@@ -36,6 +36,7 @@ void mca_btl_rwv_conn_malformed (mca_btl_rwv_conn_t *conn, const char *what)
                     mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
                     conn->rail->name, what);
     mca_btl_rwv_conn_failed (conn, "it sent a malformed message");
+    conn->no_rejoin = true;
 }
 
 /* A request for memory this process did not register for it: refused,
@@ -112,10 +113,12 @@ static const char *mca_btl_rwv_conn_consume (mca_btl_rwv_conn_t *conn, const mca
 {
     unsigned char *payload = (unsigned char *) hdr - MCA_BTL_RWV_PAD8(hdr->len);
     const char *problem = mca_btl_rwv_arrival_problem (conn, hdr);
+    bool duplicate = false;
 
-    if (NULL != problem || (hdr->flags & MCA_BTL_RWV_HDR_FLAG_HELLO) ||
-        ((hdr->flags & MCA_BTL_RWV_HDR_FLAG_REPLAY) &&
-         mca_btl_rwv_replay_is_duplicate (conn, hdr->replay_rail, hdr->replay_seq))) {
+    if (NULL == problem && (hdr->flags & MCA_BTL_RWV_HDR_FLAG_REPLAY)) {
+        problem = mca_btl_rwv_replay_check (conn, hdr->replay_rail, hdr->replay_attempt, hdr->replay_seq, &duplicate);
+    }
+    if (NULL != problem || duplicate || (hdr->flags & MCA_BTL_RWV_HDR_FLAG_HELLO)) {
         return problem;
     }
     if (mca_btl_rwv_tag_is_ours (hdr->tag)) {

@@ -79,16 +79,21 @@ static uint32_t mca_btl_rwv_imm (const mca_btl_rwv_conn_t *conn)
     return (conn->peer_conn_id << 16) | (uint32_t) (conn->send_seq % conn->peer_slots);
 }
 
-/* The header of our next message on CONN. */
+/* The header of our next message on CONN; REPLAY: the frag it carries
+ * again, whose first connection it names. */
 static mca_btl_rwv_eager_hdr_t mca_btl_rwv_header (const mca_btl_rwv_conn_t *conn, size_t len, mca_btl_base_tag_t tag,
-                                                   uint8_t flags, uint8_t replay_rail, uint64_t replay_seq)
+                                                   uint8_t flags, const mca_btl_rwv_frag_t *replay)
 {
     mca_btl_rwv_eager_hdr_t hdr = {
-        .len = (uint32_t) len, .tag = tag, .flags = flags, .replay_rail = replay_rail,
-        .replay_seq = replay_seq, .consumed = conn->recv_seq, .seq = conn->send_seq + 1,
+        .len = (uint32_t) len, .tag = tag, .flags = flags, .consumed = conn->recv_seq, .seq = conn->send_seq + 1,
     };
     static bool faulted;
 
+    if (NULL != replay && (flags & MCA_BTL_RWV_HDR_FLAG_REPLAY)) {
+        hdr.replay_rail = replay->replay_rail;
+        hdr.replay_attempt = replay->replay_attempt;
+        hdr.replay_seq = replay->replay_seq;
+    }
     if (OPAL_UNLIKELY(MCA_BTL_RWV_TEST_FAULT_RING_LEN == mca_btl_rwv_component.test_fault) && !faulted &&
         conn->send_seq >= 10) {
         faulted = true;
@@ -99,9 +104,9 @@ static mca_btl_rwv_eager_hdr_t mca_btl_rwv_header (const mca_btl_rwv_conn_t *con
 
 /* Put the header after the payload in `buf'; returns the bytes to write. */
 static size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
-                                 mca_btl_base_tag_t tag, uint8_t flags, uint8_t replay_rail, uint64_t replay_seq)
+                                 mca_btl_base_tag_t tag, uint8_t flags, const mca_btl_rwv_frag_t *replay)
 {
-    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, flags, replay_rail, replay_seq);
+    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, flags, replay);
 
     memcpy (buf + MCA_BTL_RWV_PAD8(len), &hdr, HDR_SIZE);
     return MCA_BTL_RWV_PAD8(len) + HDR_SIZE;
@@ -162,8 +167,7 @@ static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
 static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
     mca_btl_rwv_rail_t *rail = conn->rail;
-    size_t total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, frag->hdr_flags,
-                                      frag->replay_rail, frag->replay_seq);
+    size_t total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, frag->hdr_flags, frag);
     int rc;
 
     frag->conn = conn;
@@ -188,7 +192,7 @@ static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t 
 static int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
                                mca_btl_base_tag_t tag, uint8_t flags)
 {
-    size_t total = mca_btl_rwv_build (conn, buf, len, tag, flags, 0, 0);
+    size_t total = mca_btl_rwv_build (conn, buf, len, tag, flags, NULL);
     int rc;
 
     rc = mca_btl_rwv_ring_inject (conn, buf, total, mca_btl_rwv_slot_raddr (conn, total), conn->peer_notify_imm,
@@ -317,7 +321,7 @@ static void mca_btl_rwv_store_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t
 {
     size_t len = header_size + payload_size;
     uint64_t raddr = mca_btl_rwv_slot_raddr (conn, MCA_BTL_RWV_PAD8(len) + HDR_SIZE);
-    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, 0, 0, 0);
+    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, 0, NULL);
 
     mca_btl_rwv_pack_inline (conn->peer_ring + (raddr - conn->peer_ring_raddr), convertor, header, header_size,
                              payload_size);
