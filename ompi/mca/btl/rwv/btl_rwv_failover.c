@@ -297,10 +297,7 @@ bool mca_btl_rwv_conn_quiescent (mca_btl_rwv_conn_t *conn)
 }
 
 /* Only the higher rank re-establishes a rail, the side that wins when
- * both connect at once: no crossing attempt is then abandoned.  (An
- * abandoned libfabric tcp endpoint is closed only when its refusal
- * arrives; a new endpoint that had meanwhile been given the same socket
- * number then lost its progress, and its reads never completed.) */
+ * both connect at once: no attempt is made only to be refused. */
 bool mca_btl_rwv_conn_may_rejoin (mca_btl_rwv_conn_t *conn, double now)
 {
     const mca_btl_rwv_rail_t *rail = conn->rail;

@@ -6,7 +6,9 @@
  *
  * Each rail has a passive endpoint listening for connection requests, one
  * event queue for connection events and one completion queue for every
- * connection's operations.
+ * connection's operations (a second while one is retired, see
+ * mca_btl_rwv_ofi_cq_taint).  Which interfaces become rails:
+ * btl_rwv_rail_ofi_discover.c.
  */
 #include "opal_config.h"
 
@@ -37,32 +39,7 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_rail.h"
-
-#define RWV_OFI_API FI_VERSION(1, 11)
-#define RWV_OFI_CM_MAX 256
-
-typedef struct mca_btl_rwv_ofi_rail_t {
-    mca_btl_rwv_rail_t super;
-    struct fi_info *info;
-    struct fid_fabric *fabric;
-    struct fid_domain *domain;
-    struct fid_eq *eq;
-    struct fid_cq *cq;
-    struct fid_pep *pep;
-    uint64_t next_key;      /* keys we choose, where the provider lets us */
-    bool prov_key;
-    int ioctl_fd;           /* for link checks */
-} mca_btl_rwv_ofi_rail_t;
-
-/* One endpoint's context: outlives an abandoned connection attempt until
- * the provider has said its last word about it. */
-typedef struct mca_btl_rwv_ofi_ep_t {
-    struct fid_ep *ep;
-    mca_btl_rwv_conn_t *conn;   /* NULL once abandoned */
-    bool connecting;            /* an event for it is still to come */
-} mca_btl_rwv_ofi_ep_t;
-
-static const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops;
+#include "btl_rwv_rail_ofi.h"
 
 static mca_btl_rwv_ofi_rail_t *ofi_rail (mca_btl_rwv_rail_t *rail)
 {
@@ -82,12 +59,66 @@ static int ofi_errno_to_opal (ssize_t rc)
     return 0 == rc ? OPAL_SUCCESS : OPAL_ERROR;
 }
 
+/* ------------------------------------------------------------ completion queues */
+
+int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot)
+{
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .size = 4096, .wait_obj = FI_WAIT_NONE};
+
+    return fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
+}
+
+/* libfabric 1.17's tcp provider, closing an endpoint that is receiving
+ * the data of an RMA read, reports the read cancelled twice and frees its
+ * transfer entry twice into the completion queue's pool: a later transfer
+ * through that queue can then stall forever.  So an endpoint closed with
+ * puts or gets outstanding retires its completion queue: the endpoints
+ * made after it (a rail re-established, a new peer) get a fresh one. */
+static void mca_btl_rwv_ofi_cq_taint (mca_btl_rwv_ofi_ep_t *oep)
+{
+    if (NULL != oep->conn && oep->conn->pieces_out > 0 && oep->cq_slot == oep->rail->cq_now) {
+        oep->rail->cq_tainted = true;
+    }
+}
+
+/* The queue a new endpoint binds to: a fresh one after a taint, while a
+ * slot is free (else the tainted one, said at btl_base_verbose). */
+static int ofi_cq_for_new_ep (mca_btl_rwv_ofi_rail_t *rail)
+{
+    for (int slot = 0 ; rail->cq_tainted && slot < RWV_OFI_MAX_CQS ; ++slot) {
+        if (NULL == rail->cqs[slot].cq && 0 == mca_btl_rwv_ofi_cq_open (rail, slot)) {
+            if (0 == rail->cqs[rail->cq_now].eps) {
+                (void) fi_close (&rail->cqs[rail->cq_now].cq->fid);
+                rail->cqs[rail->cq_now].cq = NULL;
+            }
+            rail->cq_now = slot;
+            rail->cq_tainted = false;
+        }
+    }
+    if (rail->cq_tainted) {
+        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s: no completion queue left to replace one an endpoint's closing may have "
+                             "damaged", rail->super.name);
+        rail->cq_tainted = false;
+    }
+    return rail->cq_now;
+}
+
+static void ofi_cq_release (mca_btl_rwv_ofi_rail_t *rail, int slot)
+{
+    if (0 == --rail->cqs[slot].eps && slot != rail->cq_now) {
+        (void) fi_close (&rail->cqs[slot].cq->fid);
+        rail->cqs[slot].cq = NULL;
+    }
+}
+
 /* ------------------------------------------------------------ endpoints */
 
 static void ofi_ep_close (mca_btl_rwv_ofi_ep_t *oep)
 {
     if (NULL != oep->ep) {
         (void) fi_close (&oep->ep->fid);
+        ofi_cq_release (oep->rail, oep->cq_slot);
     }
     free (oep);
 }
@@ -101,13 +132,16 @@ static int ofi_ep_open (mca_btl_rwv_ofi_rail_t *rail, mca_btl_rwv_conn_t *conn, 
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     oep->conn = conn;
+    oep->rail = rail;
     oep->connecting = true;
+    oep->cq_slot = ofi_cq_for_new_ep (rail);
     rc = fi_endpoint (rail->domain, info, &oep->ep, oep);
     if (0 == rc) {
+        rail->cqs[oep->cq_slot].eps++;
         rc = fi_ep_bind (oep->ep, &rail->eq->fid, 0);
     }
     if (0 == rc) {
-        rc = fi_ep_bind (oep->ep, &rail->cq->fid, FI_TRANSMIT | FI_RECV);
+        rc = fi_ep_bind (oep->ep, &rail->cqs[oep->cq_slot].cq->fid, FI_TRANSMIT | FI_RECV);
     }
     if (0 == rc) {
         rc = fi_enable (oep->ep);
@@ -185,6 +219,7 @@ static void ofi_disconnect (mca_btl_rwv_conn_t *conn)
     if (NULL == oep) {
         return;
     }
+    mca_btl_rwv_ofi_cq_taint (oep);
     conn->backend = NULL;
     oep->conn = NULL;
     if (oep->connecting) {
@@ -346,42 +381,62 @@ static int ofi_poll_connections (mca_btl_rwv_rail_t *r)
     return 1;
 }
 
-static void ofi_cq_error (mca_btl_rwv_ofi_rail_t *rail)
+/* Every error queued: a closing reports all it cancelled at once, and
+ * each must be seen before what failed is posted again elsewhere. */
+static int ofi_cq_errors (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
 {
     struct fi_cq_err_entry err = {0};
+    int count = 0;
 
-    if (fi_cq_readerr (rail->cq, &err, 0) < 0 || NULL == err.op_context) {
-        return;
+    while (fi_cq_readerr (cq, &err, 0) > 0) {
+        ++count;
+        if (NULL == err.op_context) {
+            continue;
+        }
+        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s: operation failed: %s", rail->super.name, fi_strerror (err.err));
+        ((mca_btl_rwv_op_t *) err.op_context)->complete (err.op_context, OPAL_ERR_UNREACH);
+        err = (struct fi_cq_err_entry) {0};
     }
-    opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
-                         "btl/rwv: %s: operation failed: %s", rail->super.name, fi_strerror (err.err));
-    ((mca_btl_rwv_op_t *) err.op_context)->complete (err.op_context, OPAL_ERR_UNREACH);
+    return count;
+}
+
+static int ofi_poll_cq (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
+{
+    struct fi_cq_data_entry entries[16];
+    ssize_t n = fi_cq_read (cq, entries, 16);
+
+    if (-FI_EAVAIL == n) {
+        return ofi_cq_errors (rail, cq);
+    }
+    for (ssize_t i = 0 ; i < n ; ++i) {
+        if (entries[i].flags & FI_REMOTE_CQ_DATA) {
+            mca_btl_rwv_conn_remote_data (&rail->super, (uint32_t) entries[i].data);
+        } else if (NULL != entries[i].op_context) {
+            ((mca_btl_rwv_op_t *) entries[i].op_context)->complete (entries[i].op_context, OPAL_SUCCESS);
+        }
+    }
+    return n > 0 ? (int) n : 0;
 }
 
 /* A queue read can cost a system call: none without connections. */
 static int ofi_poll_completions (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
-    struct fi_cq_data_entry entries[16];
-    ssize_t n = r->num_conns ? fi_cq_read (rail->cq, entries, 16) : 0;
     int count = 0;
 
-    if (-FI_EAVAIL == n) {
-        ofi_cq_error (rail);
-        count = 1;
+    if (0 == r->num_conns) {
+        return 0;
     }
-    for (ssize_t i = 0 ; i < n ; ++i) {
-        if (entries[i].flags & FI_REMOTE_CQ_DATA) {
-            mca_btl_rwv_conn_remote_data (r, (uint32_t) entries[i].data);
-        } else if (NULL != entries[i].op_context) {
-            ((mca_btl_rwv_op_t *) entries[i].op_context)->complete (entries[i].op_context, OPAL_SUCCESS);
+    count += ofi_poll_cq (rail, rail->cqs[rail->cq_now].cq);
+    for (int slot = 0 ; slot < RWV_OFI_MAX_CQS ; ++slot) {
+        if (NULL != rail->cqs[slot].cq && slot != rail->cq_now) {
+            count += ofi_poll_cq (rail, rail->cqs[slot].cq);
         }
     }
-    return count + (n > 0 ? (int) n : 0);
+    return count;
 }
 
-/* Up and with carrier: a veth whose peer went down, or a NIC whose cable
- * was pulled, loses IFF_RUNNING. */
 static bool ofi_link_up (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
@@ -398,15 +453,17 @@ static bool ofi_link_up (mca_btl_rwv_rail_t *r)
     return (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
 }
 
-static void ofi_close (mca_btl_rwv_rail_t *r)
+void mca_btl_rwv_ofi_rail_close (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
 
     if (rail->pep) {
         (void) fi_close (&rail->pep->fid);
     }
-    if (rail->cq) {
-        (void) fi_close (&rail->cq->fid);
+    for (int slot = 0 ; slot < RWV_OFI_MAX_CQS ; ++slot) {
+        if (rail->cqs[slot].cq) {
+            (void) fi_close (&rail->cqs[slot].cq->fid);
+        }
     }
     if (rail->eq) {
         (void) fi_close (&rail->eq->fid);
@@ -424,7 +481,7 @@ static void ofi_close (mca_btl_rwv_rail_t *r)
     free (rail);
 }
 
-static const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
+const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
     .connect = ofi_connect,
     .accept = ofi_accept,
     .reject = ofi_reject,
@@ -437,255 +494,5 @@ static const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
     .poll_completions = ofi_poll_completions,
     .poll_connections = ofi_poll_connections,
     .link_up = ofi_link_up,
-    .close = ofi_close,
+    .close = mca_btl_rwv_ofi_rail_close,
 };
-
-/* ------------------------------------------------------------ discovery */
-
-/* Does one entry of btl_tcp's syntax (an interface name or a CIDR network) match? */
-static bool ofi_if_entry_matches (const char *entry, const char *ifname, const struct sockaddr_in *addr)
-{
-    const char *slash = strchr (entry, '/');
-    char net[64];
-    struct in_addr in;
-    uint32_t mask;
-    size_t n;
-
-    if (NULL == slash) {
-        return 0 == strcmp (entry, ifname);
-    }
-    n = (size_t) (slash - entry) < sizeof (net) - 1 ? (size_t) (slash - entry) : sizeof (net) - 1;
-    memcpy (net, entry, n);
-    net[n] = '\0';
-    mask = mca_btl_rwv_netmask (atoi (slash + 1));
-    return 1 == inet_pton (AF_INET, net, &in) && (in.s_addr & mask) == (addr->sin_addr.s_addr & mask);
-}
-
-bool mca_btl_rwv_if_listed (char **list, const char *ifname, const struct sockaddr_in *addr)
-{
-    for (int i = 0 ; list && list[i] ; ++i) {
-        if (ofi_if_entry_matches (list[i], ifname, addr)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* btl_rwv_if_include entries that name no rail found: say so, and go on
- * with the rails found. */
-static void ofi_report_unmatched (char **if_inc, mca_btl_rwv_rail_t **rails, int num_rails)
-{
-    for (int i = 0 ; if_inc && if_inc[i] && num_rails > 0 ; ++i) {
-        bool found = false;
-        char names[MCA_BTL_RWV_MAX_RAILS * 40] = "";
-
-        for (int r = 0 ; r < num_rails && !found ; ++r) {
-            struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = rails[r]->addr.ipv4};
-
-            found = ofi_if_entry_matches (if_inc[i], rails[r]->ifname, &addr);
-        }
-        for (int r = 0 ; r < num_rails && !found ; ++r) {
-            size_t used = strlen (names);
-
-            snprintf (names + used, sizeof (names) - used, "%s%s", r ? ", " : "", rails[r]->ifname);
-        }
-        if (!found) {
-            opal_show_help ("help-mpi-btl-rwv.txt", "rail not found", true, opal_proc_local_get ()->proc_hostname,
-                            if_inc[i], names);
-        }
-    }
-}
-
-static bool ofi_listed (char **list, const char *name)
-{
-    for (int i = 0 ; list && list[i] ; ++i) {
-        if (0 == strcmp (list[i], name)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-static bool ofi_wanted (const struct fi_info *info, char **prov_inc, char **prov_exc, char **if_inc, char **if_exc)
-{
-    const struct sockaddr_in *addr = (const struct sockaddr_in *) info->src_addr;
-    const char *prov = info->fabric_attr->prov_name;
-    const char *ifname = info->domain_attr->name;
-
-    if (NULL == addr || FI_SOCKADDR_IN != info->addr_format || AF_INET != addr->sin_family) {
-        return false;
-    }
-    if ((prov_inc && !ofi_listed (prov_inc, prov)) || (prov_exc && ofi_listed (prov_exc, prov))) {
-        return false;
-    }
-    if (if_inc) {
-        return mca_btl_rwv_if_listed (if_inc, ifname, addr);
-    }
-    return !(if_exc && mca_btl_rwv_if_listed (if_exc, ifname, addr));
-}
-
-static int ofi_prefix_len (const struct fi_info *info)
-{
-    const char *slash = info->fabric_attr->name ? strrchr (info->fabric_attr->name, '/') : NULL;
-
-    return slash ? atoi (slash + 1) : 24;
-}
-
-/* The network interface that holds `ipv4' (the tcp provider names its
- * domains after interfaces, the verbs provider after devices). */
-static bool ofi_interface_of (uint32_t ipv4, char *name, size_t len)
-{
-    struct ifaddrs *list, *ifa;
-    bool found = false;
-
-    if (0 != getifaddrs (&list)) {
-        return false;
-    }
-    for (ifa = list ; ifa && !found ; ifa = ifa->ifa_next) {
-        if (ifa->ifa_addr && AF_INET == ifa->ifa_addr->sa_family &&
-            ((struct sockaddr_in *) ifa->ifa_addr)->sin_addr.s_addr == ipv4) {
-            snprintf (name, len, "%s", ifa->ifa_name);
-            found = true;
-        }
-    }
-    freeifaddrs (list);
-    return found;
-}
-
-/* The NUMA node of the interface's device, -1 when it has none (veth, lo)
- * or the kernel does not know. */
-static int ofi_numa_node (const char *ifname)
-{
-    char path[128];
-    int node = -1;
-    FILE *f;
-
-    snprintf (path, sizeof (path), "/sys/class/net/%s/device/numa_node", ifname);
-    if (NULL != (f = fopen (path, "r"))) {
-        if (1 != fscanf (f, "%d", &node)) {
-            node = -1;
-        }
-        fclose (f);
-    }
-    return node;
-}
-
-static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
-{
-    mca_btl_rwv_ofi_rail_t *rail = calloc (1, sizeof (*rail));
-    struct fi_eq_attr eq_attr = {.wait_obj = FI_WAIT_UNSPEC};
-    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .size = 4096, .wait_obj = FI_WAIT_NONE};
-    struct sockaddr_in bound;
-    size_t bound_len = sizeof (bound);
-    char ip[INET_ADDRSTRLEN];
-    int rc;
-
-    if (NULL == rail) {
-        return NULL;
-    }
-    rail->ioctl_fd = -1;
-    rail->info = fi_dupinfo (info);
-    rc = fi_fabric (info->fabric_attr, &rail->fabric, NULL);
-    rc = rc ? rc : fi_domain (rail->fabric, info, &rail->domain, NULL);
-    rc = rc ? rc : fi_eq_open (rail->fabric, &eq_attr, &rail->eq, NULL);
-    rc = rc ? rc : fi_cq_open (rail->domain, &cq_attr, &rail->cq, NULL);
-    rc = rc ? rc : fi_passive_ep (rail->fabric, info, &rail->pep, NULL);
-    rc = rc ? rc : fi_pep_bind (rail->pep, &rail->eq->fid, 0);
-    rc = rc ? rc : fi_listen (rail->pep);
-    rc = rc ? rc : fi_getname (&rail->pep->fid, &bound, &bound_len);
-    if (0 != rc) {
-        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
-                             "btl/rwv: %s %s: cannot open: %s", info->fabric_attr->prov_name,
-                             info->domain_attr->name, fi_strerror (-rc));
-        ofi_close (&rail->super);
-        return NULL;
-    }
-
-    rail->super.ops = &mca_btl_rwv_ofi_ops;
-    rail->super.index = index;
-    rail->super.addr.ipv4 = bound.sin_addr.s_addr;
-    rail->super.addr.port = bound.sin_port;
-    rail->super.addr.prefix_len = (uint8_t) ofi_prefix_len (info);
-    rail->super.addr.loopback = (ntohl (bound.sin_addr.s_addr) >> 24) == 127;
-    rail->super.inject_size = info->tx_attr->inject_size;
-    rail->super.virt_addr = !!(info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
-    /* tcp copies each write from the socket into memory in stream order */
-    rail->super.ordered_placement = 0 == strcmp (info->fabric_attr->prov_name, "tcp");
-    rail->super.reads_after_writes = NULL != info->tx_attr && (info->tx_attr->msg_order & FI_ORDER_RAW);
-    rail->prov_key = !!(info->domain_attr->mr_mode & FI_MR_PROV_KEY);
-    rail->next_key = 1;
-    if (ofi_interface_of (bound.sin_addr.s_addr, rail->super.ifname, sizeof (rail->super.ifname))) {
-        rail->ioctl_fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    } else {
-        /* no network interface holds the address: no link checks */
-        snprintf (rail->super.ifname, sizeof (rail->super.ifname), "%s", info->domain_attr->name);
-    }
-    rail->super.numa_node = ofi_numa_node (rail->super.ifname);
-    inet_ntop (AF_INET, &bound.sin_addr, ip, sizeof (ip));
-    snprintf (rail->super.name, sizeof (rail->super.name), "ofi/%s %s %s", info->fabric_attr->prov_name,
-              info->domain_attr->name, ip);
-    return &rail->super;
-}
-
-/* libfabric 1.17 offers each interface twice (tcp and net): one rail per
- * address, from the first provider listed. */
-static bool ofi_address_taken (mca_btl_rwv_rail_t **rails, int num_rails, const struct sockaddr_in *addr)
-{
-    for (int i = 0 ; i < num_rails ; ++i) {
-        if (rails[i]->addr.ipv4 == addr->sin_addr.s_addr) {
-            return true;
-        }
-    }
-    return false;
-}
-
-int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool thread_safe)
-{
-    mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
-    char **prov_inc = c->provider_include && *c->provider_include ? opal_argv_split (c->provider_include, ',') : NULL;
-    char **prov_exc = c->provider_exclude && *c->provider_exclude ? opal_argv_split (c->provider_exclude, ',') : NULL;
-    char **if_inc = c->if_include && *c->if_include ? opal_argv_split (c->if_include, ',') : NULL;
-    char **if_exc = c->if_exclude && *c->if_exclude ? opal_argv_split (c->if_exclude, ',') : NULL;
-    struct fi_info *hints = fi_allocinfo (), *list = NULL;
-    int rc;
-
-    hints->ep_attr->type = FI_EP_MSG;
-    hints->caps = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
-    hints->addr_format = FI_SOCKADDR_IN;
-    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-    /* the module lock serialises sends and progress, but memory registration
-     * runs under the rcache's lock and may meet another thread in the provider */
-    hints->domain_attr->threading = thread_safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
-    /* Beside the native verbs rail, libfabric's own verbs provider would
-     * only duplicate it, and asking it costs more than time: with a low
-     * locked-memory limit it leaves a thread behind that crashes the
-     * process once the component is unloaded at finalize.  So under auto,
-     * unless providers were named, only tcp is asked. */
-    if (MCA_BTL_RWV_BACKEND_AUTO == c->backend && RWV_HAVE_VERBS && NULL == prov_inc) {
-        hints->fabric_attr->prov_name = strdup ("tcp");
-    }
-    rc = fi_getinfo (RWV_OFI_API, NULL, NULL, 0, hints, &list);
-    fi_freeinfo (hints);
-
-    for (struct fi_info *info = (0 == rc ? list : NULL) ; info && *num_rails < max_rails ; info = info->next) {
-        mca_btl_rwv_rail_t *rail;
-
-        if (!ofi_wanted (info, prov_inc, prov_exc, if_inc, if_exc) ||
-            ofi_address_taken (rails, *num_rails, (const struct sockaddr_in *) info->src_addr)) {
-            continue;
-        }
-        rail = ofi_rail_open (info, *num_rails);
-        if (NULL != rail) {
-            rails[(*num_rails)++] = rail;
-        }
-    }
-    if (list) {
-        fi_freeinfo (list);
-    }
-    ofi_report_unmatched (if_inc, rails, *num_rails);
-    opal_argv_free (prov_inc);
-    opal_argv_free (prov_exc);
-    opal_argv_free (if_inc);
-    opal_argv_free (if_exc);
-    return OPAL_SUCCESS;
-}
