@@ -7,7 +7,9 @@
 #    peer closed the connection without the goodbye it writes at finalize;
 #  - the only rail's link down for 2 s in the middle of a stream: the job
 #    rides it out (btl_rwv_rail_down_timeout) with every byte right, as it
-#    does over btl/tcp.
+#    does over btl/tcp;
+#  - one of two rails down for 2 s: the peers carry on over the other, and
+#    the rail is re-established and used again once its link is back.
 set -u
 . "$(dirname "$0")/../cluster/cluster.sh"
 . "$(dirname "$0")/../lib.sh"
@@ -43,14 +45,14 @@ else
     echo "not ok - peer death: exit $rc"; tail -15 "$err"
 fi
 
-# the only rail rwv uses (r2; the runtime keeps r1) flaps for 2 s after 60
-# of 300 messages of a two-way stream
-flap () {
-    local pid out=$1
+# rail 2 of node 2 flaps for 2 s after 60 of 300 messages of a two-way
+# stream, with rwv on the rails RAILS (the runtime keeps r1)
+flap () { # rails out
+    local pid rails=$1 out=$2
     : > "$out"
     timeout 240 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --mca mpi_yield_when_idle 1 \
-        --mca btl self,rwv --mca btl_rwv_if_include r2 --mca btl_base_verbose 20 "$1" -n 300 -t 10' \
-        "$(dirname "$0")/../cluster/cluster.sh" "$RWV_BUILD/test/mpi/test_stream_verify" > "$out" 2> "$err" &
+        --mca btl self,rwv --mca btl_rwv_if_include "$2" --mca btl_base_verbose 40 "$1" -n 300 -t 10' \
+        "$(dirname "$0")/../cluster/cluster.sh" "$RWV_BUILD/test/mpi/test_stream_verify" "$rails" > "$out" 2> "$err" &
     pid=$!
     wait_for_line "$out" '^# progress 60'
     ip -n "$(cluster_node_name 2)" link set r2 down
@@ -59,12 +61,28 @@ flap () {
     wait $pid
 }
 out=$(mktemp)
-flap "$out"
+flap r2 "$out"
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q '^ok - a two-way stream of 300 .* 0 corrupted bytes' "$out" &&
    grep -q 'r2 .*: the link went down; peers with no other rail wait' "$err" && grep -q 'r2 .*: the link is back after' "$err"; then
     echo "ok - the only rail's link down for 2 s in the middle of a stream: the job rides it out with every byte right"
 else
     echo "not ok - 2 s link flap on the only rail: exit $rc"; grep -E '^(ok|not ok)' "$out"; grep -v '^$' "$err" | tail -10
+fi
+
+# with two rails the peers move to r1 at once, and r2 is re-established
+# once its link is back: rank 0's report at finalize shows r2 carrying
+# traffic on its new connection
+flap r1,r2 "$out"
+rc=$?
+report=$(grep -h '^\[rwvn1:.*btl/rwv: rail ofi/tcp r2 .*re-established' "$out" "$err" | head -1)
+traffic=$(echo "$report" | sed -n 's/.* \([0-9]*\) eager messages sent, \([0-9]*\) bytes put or got since connected.*/\1 \2/p')
+if [ "$rc" -eq 0 ] && grep -q '^ok - a two-way stream of 300 .* 0 corrupted bytes' "$out" &&
+   grep -q 'lost a rail to host rwvn' "$err" && [ "$(grep -c 'r2 .*: the rail to rwvn[12] .* is re-established' "$err")" -eq 2 ] &&
+   echo "$report" | grep -qE 're-established [1-9][0-9]* times' && [ "${traffic% *}${traffic#* }" != "00" ] && [ -n "$traffic" ]; then
+    echo "ok - one of two rails down for 2 s in the middle of a stream: traffic moves to the other, the rail is re-established on both sides and carries traffic again (eager messages, bytes since: $traffic), every byte right"
+else
+    echo "not ok - 2 s link flap on one of two rails: exit $rc, report: ${report:-none}"
+    grep -E '^(ok|not ok)' "$out"; grep -v '^$' "$err" | grep -v 'mca: \|select:' | tail -12
 fi
 rm -f "$out"

@@ -28,7 +28,24 @@ typedef struct mca_btl_rwv_rail_addr_t {
 typedef struct mca_btl_rwv_op_t {
     opal_free_list_item_t super;
     void (*complete) (struct mca_btl_rwv_op_t *op, int status);
+    bool in_transport;      /* posted, its completion not yet reported */
 } mca_btl_rwv_op_t;
+
+/* A backend marks an operation it gave the transport and reports its
+ * completion once: a provider that reports one twice (libfabric 1.17's
+ * tcp, see mca_btl_rwv_ofi_cq_taint) is not believed the second time. */
+static inline void mca_btl_rwv_op_posted (mca_btl_rwv_op_t *op, bool posted)
+{
+    op->in_transport = posted;
+}
+
+static inline void mca_btl_rwv_op_report (mca_btl_rwv_op_t *op, int status)
+{
+    if (op->in_transport) {
+        op->in_transport = false;
+        op->complete (op, status);
+    }
+}
 
 typedef struct mca_btl_rwv_rail_t mca_btl_rwv_rail_t;
 

@@ -249,12 +249,16 @@ static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, voi
 {
     ssize_t rc;
 
+    mca_btl_rwv_op_posted (op, true); /* before: another thread may see it complete */
     if (delivered && !with_imm) {
         rc = ofi_write_delivered (conn, buf, len, desc, raddr, rkey, op);
     } else if (with_imm) {
         rc = fi_writedata (ofi_ep (conn), buf, len, desc, imm, 0, raddr, rkey, op);
     } else {
         rc = fi_write (ofi_ep (conn), buf, len, desc, 0, raddr, rkey, op);
+    }
+    if (0 != rc) {
+        mca_btl_rwv_op_posted (op, false);
     }
     return ofi_errno_to_opal (rc);
 }
@@ -271,7 +275,14 @@ static int ofi_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t l
 static int ofi_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc, uint64_t raddr,
                      uint64_t rkey, mca_btl_rwv_op_t *op)
 {
-    return ofi_errno_to_opal (fi_read (ofi_ep (conn), buf, len, desc, 0, raddr, rkey, op));
+    ssize_t rc;
+
+    mca_btl_rwv_op_posted (op, true);
+    rc = fi_read (ofi_ep (conn), buf, len, desc, 0, raddr, rkey, op);
+    if (0 != rc) {
+        mca_btl_rwv_op_posted (op, false);
+    }
+    return ofi_errno_to_opal (rc);
 }
 
 /* ------------------------------------------------------------ memory */
@@ -395,7 +406,7 @@ static int ofi_cq_errors (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
         }
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: operation failed: %s", rail->super.name, fi_strerror (err.err));
-        ((mca_btl_rwv_op_t *) err.op_context)->complete (err.op_context, OPAL_ERR_UNREACH);
+        mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) err.op_context, OPAL_ERR_UNREACH);
         err = (struct fi_cq_err_entry) {0};
     }
     return count;
@@ -413,7 +424,7 @@ static int ofi_poll_cq (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
         if (entries[i].flags & FI_REMOTE_CQ_DATA) {
             mca_btl_rwv_conn_remote_data (&rail->super, (uint32_t) entries[i].data);
         } else if (NULL != entries[i].op_context) {
-            ((mca_btl_rwv_op_t *) entries[i].op_context)->complete (entries[i].op_context, OPAL_SUCCESS);
+            mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) entries[i].op_context, OPAL_SUCCESS);
         }
     }
     return n > 0 ? (int) n : 0;

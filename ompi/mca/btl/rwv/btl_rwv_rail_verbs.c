@@ -230,7 +230,16 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
         .imm_data = htonl (imm), .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
     }, *bad;
 
-    return 0 == ibv_post_send (verbs_qp (conn), &wr, &bad) ? OPAL_SUCCESS : OPAL_ERR_OUT_OF_RESOURCE;
+    if (NULL != op) {
+        mca_btl_rwv_op_posted (op, true); /* before: another thread may see it complete */
+    }
+    if (0 != ibv_post_send (verbs_qp (conn), &wr, &bad)) {
+        if (NULL != op) {
+            mca_btl_rwv_op_posted (op, false);
+        }
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    return OPAL_SUCCESS;
 }
 
 static enum ibv_wr_opcode verbs_write_opcode (bool with_imm)
@@ -389,9 +398,8 @@ static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_w
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: operation failed: %s", rail->super.name, ibv_wc_status_str (wc->status));
     }
-    ((mca_btl_rwv_op_t *) (uintptr_t) wc->wr_id)->complete ((mca_btl_rwv_op_t *) (uintptr_t) wc->wr_id,
-                                                            IBV_WC_SUCCESS == wc->status ? OPAL_SUCCESS
-                                                                                         : OPAL_ERR_UNREACH);
+    mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) (uintptr_t) wc->wr_id,
+                           IBV_WC_SUCCESS == wc->status ? OPAL_SUCCESS : OPAL_ERR_UNREACH);
 }
 
 static int verbs_poll_completions (mca_btl_rwv_rail_t *r)
