@@ -80,6 +80,12 @@ if [ "$ready" != 1 ]; then
     exit 1
 fi
 name="[[$family,$lid]"
+# the nodes have their own pid namespaces: the host's pid of the target
+for p in $(ip netns pids "$tnode" 2>/dev/null); do
+    [ "$(awk '/^NSpid/ {print $NF}' "/proc/$p/status" 2>/dev/null)" = "$((10#$tpid))" ] &&
+        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = test_stream_ver ] && hpid=$p
+done
+[ -n "${hpid:-}" ] || { echo "not ok - the target rank's process (pid $tpid in $tnode) not found from the host"; exit 1; }
 jobid=$(( family << 16 | lid ))
 addr3=$(cluster_addr 3 1)
 echo "# target: rank $tvpid ($tnode, pid $tpid) listening on $taddr port $tport;" \
@@ -154,36 +160,36 @@ attack "from $cnode, rank $cvpid's own node and address, its captured request re
     "connection data replayed (an old attempt)" replay "$hex"
 
 # 50 silent connections held 5 s; a request meanwhile must still be answered
-fds_before=$(ls "/proc/$tpid/fd" 2>/dev/null | wc -l)
+fds_before=$(ls "/proc/$hpid/fd" 2>/dev/null | wc -l)
 ip netns exec "$n3" timeout 60 "$outsider" silent "$taddr" "$tport" 50 5 > "$tmp/silent" 2>&1 &
 silent=$!
 sleep 2
-fds_during=$(ls "/proc/$tpid/fd" 2>/dev/null | wc -l)
+fds_during=$(ls "/proc/$hpid/fd" 2>/dev/null | wc -l)
 attack "from $n3, while 50 silent TCP connections are held, a request" "$n3" "malformed connection data" garbage
 wait "$silent"
 silent_rc=$?
 # the provider notices closed sockets in its own time: up to 10 s
 for ((i = 1; i <= 10; i++)); do
     sleep 1
-    fds_after=$(ls "/proc/$tpid/fd" 2>/dev/null | wc -l)
+    fds_after=$(ls "/proc/$hpid/fd" 2>/dev/null | wc -l)
     [ "$fds_after" -le "$fds_before" ] && break
 done
-echo "# open files of rank $tvpid (pid $tpid): $fds_before before, $fds_during while 50 silent" \
+echo "# open files of rank $tvpid (host pid $hpid): $fds_before before, $fds_during while 50 silent" \
      "connections were held, $fds_after ${i} s after they closed; outsider: $(cat "$tmp/silent") (exit $silent_rc)"
 
 # a thousand refused requests leave nothing behind: open files as before,
 # resident memory reported
-fds_before=$(ls "/proc/$tpid/fd" 2>/dev/null | wc -l)
-rss_before=$(awk '/^VmRSS/ {print $2}' "/proc/$tpid/status" 2>/dev/null)
+fds_before=$(ls "/proc/$hpid/fd" 2>/dev/null | wc -l)
+rss_before=$(awk '/^VmRSS/ {print $2}' "/proc/$hpid/status" 2>/dev/null)
 flood=$(ip netns exec "$n3" timeout 300 "$outsider" flood "$taddr" "$tport" 1000 2>&1)
 flood_rc=$?
 for ((i = 1; i <= 10; i++)); do
-    fds_after=$(ls "/proc/$tpid/fd" 2>/dev/null | wc -l)
+    fds_after=$(ls "/proc/$hpid/fd" 2>/dev/null | wc -l)
     [ "$fds_after" -le "$fds_before" ] && break
     sleep 1
 done
-rss_after=$(awk '/^VmRSS/ {print $2}' "/proc/$tpid/status" 2>/dev/null)
-if [ "$flood_rc" -eq 0 ] && [ "$fds_after" -le "$fds_before" ]; then
+rss_after=$(awk '/^VmRSS/ {print $2}' "/proc/$hpid/status" 2>/dev/null)
+if [ "$flood_rc" -eq 0 ] && [ "$fds_before" -gt 0 ] && [ "$fds_after" -le "$fds_before" ] && [ -n "$rss_after" ]; then
     echo "ok - 1000 refused requests leave no open file behind ($fds_before before, $fds_after after;" \
          "resident memory ${rss_before} KiB -> ${rss_after} KiB while the stream runs)"
 else
