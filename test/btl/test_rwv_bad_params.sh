@@ -37,7 +37,7 @@ check_param "an eager limit larger than a ring slot" \
     --mca btl_rwv_eager_limit 1000000 -- "an eager message must fit in one ring slot"
 check_param "zero eager slots" --mca btl_rwv_eager_slots 0 -- "btl_rwv_eager_slots = 0"
 check_param "rings of 4 GiB per peer (65536 slots of the default size)" --mca btl_rwv_eager_slots 65536 -- \
-    "4098.5 MiB of receive ring per connected peer and rail"
+    "4098.0 MiB of receive ring per connected peer and rail"
 check_param "an unknown eager mode" --mca btl_rwv_eager_mode fast -- "use auto, poll or cq"
 check_param "an interface list matching nothing" --mca btl_rwv_if_include nosuchif0 -- "found no usable network rail"
 check_param "an unknown provider" --mca btl_rwv_provider_include nosuchprov -- "btl_rwv_provider_include = nosuchprov"

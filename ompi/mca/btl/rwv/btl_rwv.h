@@ -31,8 +31,8 @@
 
 BEGIN_C_DECLS
 
-/* 64 KiB of eager payload, as btl/tcp's eager limit, plus the 40-byte header */
-#define MCA_BTL_RWV_DEFAULT_SLOT_SIZE (65536 + 40)
+/* 64 KiB of eager payload, as btl/tcp's eager limit, plus the 32-byte header */
+#define MCA_BTL_RWV_DEFAULT_SLOT_SIZE (65536 + 32)
 
 #define MCA_BTL_RWV_MAX_RAILS 8
 

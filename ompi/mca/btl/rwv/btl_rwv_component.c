@@ -107,7 +107,7 @@ static int rwv_register (void)
         "btl_rwv_eager_slot_size at most 64 MiB). Also the most messages in flight to one peer before sends queue", 16, &c->eager_slots);
     rwv_register_int ("eager_slot_size",
         "Bytes per receive-ring slot, a multiple of 8 from 256 to 1048576. A message of up to "
-        "slot size - 40 bytes travels eagerly; memory per connected peer and rail is "
+        "slot size - 32 bytes travels eagerly; memory per connected peer and rail is "
         "eager_slots * eager_slot_size + 64 bytes. The default carries ob1's 64 KiB eager "
         "fragments, as btl/tcp does (about 1 MiB per peer and rail with 16 slots); "
         "btl_rwv_eager_limit follows it unless set", MCA_BTL_RWV_DEFAULT_SLOT_SIZE, &c->eager_slot_size);
@@ -263,7 +263,7 @@ static bool rwv_ring_size_valid (void)
     }
     snprintf (value, sizeof (value), "%d x btl_rwv_eager_slot_size %d", c->eager_slots, c->eager_slot_size);
     snprintf (why, sizeof (why), "that is %.1f MiB of receive ring per connected peer and rail; at most %lu MiB "
-              "is allowed (the default is 16 x 65576 bytes, about 1 MiB)", ring / 1048576.0,
+              "is allowed (the default is 16 x 65568 bytes, about 1 MiB)", ring / 1048576.0,
               MCA_BTL_RWV_MAX_RING_BYTES >> 20);
     return rwv_invalid ("btl_rwv_eager_slots", value, why);
 }

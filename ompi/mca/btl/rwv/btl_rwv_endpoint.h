@@ -228,9 +228,9 @@ void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now);
 void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now);
 void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn);
 /* A replay naming the receiver's RAIL, the connection ATTEMPT and SEQ
- * there arrived on CONN: NULL (and whether it was delivered before), or
+ * there (low 32 bits) arrived on CONN: NULL (and whether it was delivered before), or
  * what is wrong with it. */
-const char *mca_btl_rwv_replay_check (mca_btl_rwv_conn_t *conn, uint8_t rail, uint32_t attempt, uint64_t seq,
+const char *mca_btl_rwv_replay_check (mca_btl_rwv_conn_t *conn, uint8_t rail, uint32_t attempt, uint32_t seq,
                                       bool *duplicate);
 bool mca_btl_rwv_conn_quiescent (mca_btl_rwv_conn_t *conn);
 /* May this failed connection be re-established now? */

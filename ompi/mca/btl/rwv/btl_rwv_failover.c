@@ -146,9 +146,11 @@ void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why)
 }
 
 /* Consumed from the ring (up to RECV_SEQ), or delivered as a replay
- * before (and noted now in *SEEN). */
-static bool mca_btl_rwv_replay_seen (uint64_t recv_seq, uint8_t **seen, uint64_t seq)
+ * before (and noted now in *SEEN).  A replay names its sequence number by
+ * its low 32 bits: the whole one lies within a ring's worth of recv_seq. */
+static bool mca_btl_rwv_replay_seen (uint64_t recv_seq, uint8_t **seen, uint32_t seq_low)
 {
+    uint64_t seq = recv_seq + (uint64_t) (int64_t) (int32_t) (seq_low - (uint32_t) recv_seq);
     uint64_t bit = seq - recv_seq - 1;
     size_t slots = (size_t) mca_btl_rwv_component.eager_slots;
 
@@ -165,7 +167,7 @@ static bool mca_btl_rwv_replay_seen (uint64_t recv_seq, uint8_t **seen, uint64_t
     return false;
 }
 
-const char *mca_btl_rwv_replay_check (mca_btl_rwv_conn_t *conn, uint8_t rail, uint32_t attempt, uint64_t seq,
+const char *mca_btl_rwv_replay_check (mca_btl_rwv_conn_t *conn, uint8_t rail, uint32_t attempt, uint32_t seq,
                                       bool *duplicate)
 {
     mca_btl_rwv_conn_t *failed = rail < MCA_BTL_RWV_MAX_RAILS ? conn->endpoint->conns[rail] : NULL;

@@ -35,12 +35,11 @@ typedef struct mca_btl_rwv_eager_hdr_t {
     uint8_t replay_rail;      /* REPLAY: the receiver's index of the failed rail */
     uint8_t reserved;
     uint32_t replay_attempt;  /* REPLAY: the connection it was first written on (a rail may be re-established) */
-    uint32_t reserved2;
-    uint64_t replay_seq;      /* REPLAY: the message's sequence number on that connection */
+    uint32_t replay_seq;      /* REPLAY: its sequence number there, low 32 bits (btl_rwv_failover.c) */
     uint64_t consumed;        /* piggy-backed credit: messages of ours the sender has consumed */
     uint64_t seq;             /* 1, 2, 3...: written last, polled by the receiver */
 } mca_btl_rwv_eager_hdr_t;
-_Static_assert (sizeof (mca_btl_rwv_eager_hdr_t) == 40, "the default slot size counts on a 40-byte header");
+_Static_assert (sizeof (mca_btl_rwv_eager_hdr_t) == 32, "the default slot size counts on a 32-byte header");
 
 /* At the start of a STRIPE message's payload: where its bytes go. */
 typedef struct mca_btl_rwv_stripe_hdr_t {

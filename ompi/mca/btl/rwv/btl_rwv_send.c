@@ -92,7 +92,7 @@ static mca_btl_rwv_eager_hdr_t mca_btl_rwv_header (const mca_btl_rwv_conn_t *con
     if (NULL != replay && (flags & MCA_BTL_RWV_HDR_FLAG_REPLAY)) {
         hdr.replay_rail = replay->replay_rail;
         hdr.replay_attempt = replay->replay_attempt;
-        hdr.replay_seq = replay->replay_seq;
+        hdr.replay_seq = (uint32_t) replay->replay_seq;
     }
     if (OPAL_UNLIKELY(MCA_BTL_RWV_TEST_FAULT_RING_LEN == mca_btl_rwv_component.test_fault) && !faulted &&
         conn->send_seq >= 10) {
