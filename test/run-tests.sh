@@ -106,6 +106,7 @@ pingpong="$bin/mpi/test_pingpong_verify -m 16777216"
 for config in "btl rwv" \
               "btl self,rwv" \
               "btl self,rwv --mca btl_rwv_flags send,put,get" \
+              "btl self,rwv --mca btl_rwv_flags send,put" \
               "btl self,rwv --mca btl_rwv_rcache grdma" \
               "btl self,rwv --mca btl_rwv_single_copy none" \
               "btl self,rwv --mca btl_rwv_eager_mode cq" \

@@ -79,6 +79,6 @@ section () { # title command...
         echo "![$(basename "$png" .png)]($(basename "$png"))"
     done
 } | tee "$out/results.md"
-rm -f "$out"/data/raw-*
+find "$out" -name 'raw-*' -delete # the raw outputs, summarised in results.md
 ln -sfn "$(basename "$out")" "$top/bench/results/latest"
 bench_progress "results: $out/results.md (plots and data beside it; bench/results/latest points there)"

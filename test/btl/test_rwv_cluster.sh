@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proves btl/rwv between emulated nodes: every byte of ping-pongs from 0 to
-# 16 MiB, of large messages sent as validating benchmarks send them
+# 16 MiB (RGET and RPUT), of large messages sent as validating benchmarks send them
 # (test_large_verify) and of the point-to-point semantics checks arrives
 # intact; in
 # Open MPI's default BTL set rwv, not tcp, carries traffic between nodes
@@ -18,6 +18,13 @@ common=(-np "$ranks" --map-by node --mca mpi_yield_when_idle 1)
 
 out=$(cluster_mpirun "${common[@]}" --mca btl self,vader,rwv "$bin/test_pingpong_verify" -m 16777216 2>&1)
 echo "$out" | grep -E '^(ok|not ok) - ' | sed "s/\$/ over rwv $label/"
+echo "$out" | grep -q '^ok - ' || echo "$out" | tail -5
+
+# RPUT: with puts but no gets offered, ob1 sends rendezvous messages by
+# RDMA write over the rails (RGET otherwise)
+out=$(cluster_mpirun "${common[@]}" --mca btl self,vader,rwv --mca btl_rwv_flags send,put \
+      "$bin/test_pingpong_verify" -m 16777216 2>&1)
+echo "$out" | grep -E '^(ok|not ok) - ' | sed "s/\$/ over rwv, RPUT (btl_rwv_flags send,put) $label/"
 echo "$out" | grep -q '^ok - ' || echo "$out" | tail -5
 
 # as validating benchmarks send large messages: separate buffers refilled

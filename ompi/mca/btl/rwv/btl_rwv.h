@@ -1,7 +1,8 @@
 /*
  * btl/rwv: a byte-transfer layer that moves data with RDMA writes and reads.
  *
- *   rail        one network path (a NIC, here a libfabric domain) behind the
+ *   rail        one network path (an IP interface of libfabric's tcp provider,
+ *               a verbs port's address, or a libfabric verbs domain) behind the
  *               small backend interface of btl_rwv_rail.h
  *   endpoint    one peer process: one connection per rail (btl_rwv_endpoint.h)
  *   eager path  the sender RDMA-writes each message into a slot of a ring

@@ -31,12 +31,6 @@ static inline bool regcache_covers (const mca_rcache_base_registration_t *reg,
     return reg->base <= base && reg->bound >= bound;
 }
 
-static inline bool regcache_overlaps (const mca_rcache_base_registration_t *reg,
-                                      const unsigned char *base, const unsigned char *bound)
-{
-    return reg->base <= bound && reg->bound >= base;
-}
-
 /* ------------------------------------------------------------ entry life */
 
 /* Give the registration back to its owner and recycle the record. */
