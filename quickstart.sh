@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # ./quickstart.sh          install what is missing, build, run the short
 #                          comparison against Open MPI's built-in components
 #                          (a few minutes): tables on the screen, plots and a

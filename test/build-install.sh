@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Build the components and test programs and install them into the private
 # prefix _build/inst (configure and autogen only when their inputs changed).
 set -eu

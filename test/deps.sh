@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Install the Debian 12 packages the build, the tests and the benchmarks
 # need, if any is missing.  Needs root (or sudo) only when something is missing.
 set -eu

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Helpers shared by the test scripts (source it).
 
 # Open MPI 4.1.4's runtime loses show_help messages on their way to mpirun,

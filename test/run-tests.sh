@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Builds the project, installs it into a private prefix (_build/inst) and
 # runs every test.  Each test prints what it proves, one line per check:
 #   ok - ...        passed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * MPI_Barrier time: median over repeats of the mean of many back-to-back
  * barriers, in microseconds, on MPI_COMM_WORLD.

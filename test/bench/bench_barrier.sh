@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # MPI_Barrier time: coll/rdmabar against coll/tuned (its default choice and
 # its best forced algorithm), coll/han and, on one node, coll/sm, on one
 # node and on emulated nodes, over btl/rwv and btl/tcp, all in the same

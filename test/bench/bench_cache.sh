@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # rcache/regcache against rcache/grdma in the same process and run: the
 # cost of a register+deregister pair on a hit and on a miss, and a 4-thread
 # stress that counts stale registrations handed out.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Connection set-up cost: every rank exchanges one byte with every other
  * rank (a ring of shifts: in round k, rank r sends to r+k and receives

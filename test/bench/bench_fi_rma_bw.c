@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Raw libfabric RMA-write bandwidth on one connected FI_EP_MSG endpoint:
  * the transport's own limit, with no MPI on top.  Debian ships no fabtests

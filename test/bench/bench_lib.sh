@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Helpers shared by the benchmark scripts (source it): the project's top
 # folder in $top, the private install on Open MPI's component path, and the
 # emulated cluster's functions.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # NetPIPE (Debian's netpipe-openmpi, the seed thesis' own tool) between 2
 # emulated nodes over btl/rwv and btl/tcp: throughput for every size, kept
 # for the throughput and signature graphs.

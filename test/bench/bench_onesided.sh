@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # MPI one-sided (osc/rdma) over the BTLs: put and get latency and
 # bandwidth, MPI_Fetch_and_op and MPI_Compare_and_swap latency, next to
 # two-sided ping-pong, on one node and between 2 emulated nodes, in the

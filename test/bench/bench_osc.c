@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * MPI one-sided benchmark on 2 ranks, passive target (lock_all): put and
  * get latency (one operation, then MPI_Win_flush), put and get bandwidth (a

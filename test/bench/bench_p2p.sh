@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Point-to-point comparison: btl/rwv against btl/vader and btl/tcp on one
 # node, and against btl/tcp, btl/ofi and the raw libfabric transport on two
 # emulated nodes joined by one rail, in the same run.  Each round runs every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Two-rank point-to-point benchmark: ping-pong latency (half the round
  * trip), streaming bandwidth (a window of nonblocking sends, one reply) and

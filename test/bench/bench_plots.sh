@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Draws the benchmark plots (PNG, gnuplot) from the data files the
 # benchmark scripts left in OUTDIR; a plot whose data is missing is skipped.
 #   test/bench/bench_plots.sh OUTDIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Multi-rail scaling: 2 emulated nodes joined by 1, 2, ... rails, each
 # limited to RATE with tbf (RATE "none": no limit), and 2 unequal rails
 # (RATE and half of it), streaming bandwidth of btl/tcp (one module per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Cost of a register+deregister pair through a registration cache, on a hit
  * (the same buffer again, as a BTL sees for a reused send buffer) and on a

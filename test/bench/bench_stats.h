@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /* Medians for the benchmark programs. */
 #ifndef RWV_BENCH_STATS_H
 #define RWV_BENCH_STATS_H

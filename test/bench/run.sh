@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # The main job: measure our components against Open MPI's built-in ones in
 # one run, print the markdown tables, draw the plots and keep everything in
 # a results folder (machine, versions, date, options, tables, data, PNGs).

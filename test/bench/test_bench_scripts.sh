@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves the benchmark scripts report honestly: a contender that fails (the
 # stock one-sided paths across nodes) shows up as failed with its error
 # while the run goes on, and rwv's one-sided rows are complete; without the privileges for namespaces the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * A host on the rail network that is not part of the job: asks a btl/rwv
  * rank's listening port for a connection the way a member would (libfabric

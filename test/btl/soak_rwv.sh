@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Soak run, outside the default suite: minutes of mixed traffic over
 # btl/rwv between 2 emulated nodes with 2 ranks each, every byte checked,
 # repeating the semantics, threads and 16 MiB ping-pong programs until the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves invalid btl/rwv parameters give a clear message and rwv steps
 # aside: the job runs on the other BTLs, or stops with that message (never
 # a hang) when rwv was the only network BTL.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves btl/rwv between emulated nodes: every byte of ping-pongs from 0 to
 # 16 MiB (RGET and RPUT), of large messages sent as validating benchmarks send them
 # (test_large_verify) and of the point-to-point semantics checks arrives

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves failures end the job with a message instead of hanging:
 #  - a peer whose rail went down after start-up: rwv reports the peer's
 #    host and the rail after btl_rwv_connect_timeout;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves a member that sends malformed data cannot crash or corrupt its
 # peers (the faulty process is made so by RWV_TEST_FAULT, a switch that
 # exists for this test):

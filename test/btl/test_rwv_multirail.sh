@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves btl/rwv stripes across every rail to a peer and survives a rail
 # that dies, with every byte checked:
 #  - 2 emulated nodes joined by 2 and by 3 rails: ping-pongs of 0 B to

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves MPI one-sided communication works over btl/rwv with the stock
 # osc/rdma, values checked by test_onesided_verify (put/get of 1 B to
 # 4 MiB under fence, lock, lock_all + flush and PSCW; accumulate with every

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves btl/rwv refuses hosts on the rail network that are not part of the
 # job, while the job works, and the job still ends with every byte right.
 # Three emulated nodes on one rail: a 2-rank stream (test_stream_verify, every

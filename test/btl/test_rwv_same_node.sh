@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves rwv's same-node path (shared eager rings, single copies):
 #  - 3 ranks on one node with self,rwv: every pair stores into the other's
 #    shared ring, and the semantics checks pass over it;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Proves rwv's SipHash-2-4 (the MAC of its connection proof) is the real
  * one: the authors' reference outputs for key 00..0f and messages 00..

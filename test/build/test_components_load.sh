@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves the three components load through Open MPI's normal component
 # path, list every parameter with a description, and claim nothing they
 # cannot do: rdmabar takes the barrier only where it has built it.

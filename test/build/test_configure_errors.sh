@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves configure refuses, with a message naming the Debian package, an
 # Open MPI that is not 4.1, missing Open MPI headers and a missing
 # libfabric; and that plain ./configure targets Open MPI's own directories.

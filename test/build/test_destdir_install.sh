@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves `make install DESTDIR=...' stages the three components and the help
 # files under DESTDIR, with no libtool archives in the component directory.
 set -u

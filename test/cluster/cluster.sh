@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Emulated multi-node cluster on one host: each node is a network namespace,
 # each rail a separate IP network joining every node (a veth pair for 2
 # nodes, veths into one bridge per rail for more).  Addresses come from the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves the emulated cluster: NODES namespaces joined by RAILS rails run a
 # real MPI job with ranks on distinct nodes, over Open MPI's own btl/tcp,
 # with every byte of every message checked.

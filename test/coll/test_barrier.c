@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Proves MPI_Barrier is a barrier, whatever component provides it.  All
  * ranks share one machine clock (one host, even in the emulated cluster),

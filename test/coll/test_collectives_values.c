@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Every collective gives the right values, in each of its forms: blocking,
  * nonblocking and persistent (started 3 times with new data each time),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * What test_intercomm_values.c and test_intercomm_collectives.c share: the
  * intercommunicator under test, the forms a collective is run in, and the

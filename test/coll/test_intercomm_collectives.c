@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The checks of test_intercomm_values.c for every collective but the
  * barrier: values that arrive with int, double and a derived datatype (an

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves invalid coll/rdmabar parameters give a clear message and the
 # defaults: a negative priority (rdmabar keeps its default and still
 # supplies the barrier), an unknown algorithm name (Open MPI's own message;

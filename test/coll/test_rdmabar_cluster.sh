@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves coll/rdmabar between emulated nodes: the skew, communicator,
 # back-to-back and create/free checks of test_barrier pass with node
 # leaders exchanging RDMA-written flags, for 2 to 5 nodes with 1 to 3 ranks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /* What the MPI test programs share: a failed MPI call ends the job with
  * its name, and a check is reported once, by rank 0, for all ranks. */
 #ifndef RWV_TEST_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Large messages the way validating benchmarks send them, between rank
  * pairs (rank i of the first half with rank i of the second half):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * MPI point-to-point semantics a transport must keep, every byte checked.
  * Rank r works with partner r^1 (itself when that rank does not exist), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * MPI_THREAD_MULTIPLE: several threads per rank at once, each on its own
  * tag, with sizes crossing the eager and rendezvous thresholds; every byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Proves MPI one-sided puts and gets to a dynamic window stay right while
  * the target attaches more memory, as a shared linked list does (every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Proves MPI one-sided accumulates give the right VALUES with derived origin,
  * target and result datatypes (osc/rdma 4.1.4 unpacks MPI_Get_accumulate's

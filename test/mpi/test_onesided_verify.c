@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Proves MPI one-sided communication delivers the right values, on any
  * number of ranks (>= 2), for each window flavor (MPI_Win_allocate,

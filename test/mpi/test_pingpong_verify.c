@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Ping-pong between rank pairs (rank i of the first half with rank i of the
  * second half) over every size from 0 to MAX bytes that matters: each power

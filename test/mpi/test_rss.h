@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /* Resident memory of this process, for tests that bound memory growth. */
 #ifndef RWV_TEST_RSS_H
 #define RWV_TEST_RSS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * A long two-way stream between rank pairs (rank i of the first half with
  * rank i of the second half), for failure tests that break a rail in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Proves the behaviour of a registration cache created the way a BTL
  * creates one: mca_rcache_base_module_create(NAME, ...) with register /

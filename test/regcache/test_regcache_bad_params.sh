@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves invalid regcache limits are rejected at open with a show_help
 # message naming the parameter, and the cache then works with its defaults.
 set -u

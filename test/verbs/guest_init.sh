@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # First process of the rxe guest (test/verbs/rxe_guest.sh): mounts what a
 # system needs, loads soft-RoCE on a dummy netdev (rxe0, 192.0.2.1/24), runs
 # the command it was given and hands its status to qemu (isa-debug-exit).

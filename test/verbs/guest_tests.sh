@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Inside the rxe guest (test/verbs/rxe_guest.sh): MPI jobs over btl/rwv's
 # native verbs rail on soft-RoCE, every byte checked.  Prints ok / not ok
 # lines; exits 1 if any failed.

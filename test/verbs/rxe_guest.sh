@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Runs a command inside a qemu guest that has a soft-RoCE device (rdma_rxe
 # on a dummy netdev, rxe0), and exits with the command's exit status.
 #   test/verbs/rxe_guest.sh COMMAND [ARGS...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves btl/rwv's native verbs rail works on a real verbs stack: boots a
 # qemu guest with soft-RoCE (test/verbs/rxe_guest.sh) and runs
 # test/verbs/guest_tests.sh there, which prints one ok/not ok line per

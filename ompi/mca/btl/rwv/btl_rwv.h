@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * btl/rwv: a byte-transfer layer that moves data with RDMA writes and reads.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Atomics for osc/rdma: btl_atomic_op, btl_atomic_fop and btl_atomic_cswap.
  *

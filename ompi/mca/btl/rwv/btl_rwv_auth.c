@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Proof of membership for connections: the secret and the MAC
  * (SipHash-2-4: 128-bit key, 64-bit tag, which lets a request fit the 56

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Proof of membership for connections (btl_rwv_auth.c).
  *

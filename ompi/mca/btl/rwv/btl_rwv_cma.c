@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Put and get to a process on this node in one copy by the kernel (Linux
  * cross-memory attach, LiMIC's idea): the origin reads or writes the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Single-copy put and get to processes on this node (btl_rwv_cma.c).
  */

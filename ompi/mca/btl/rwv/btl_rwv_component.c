@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * btl/rwv component: parameters, open, init (rails, module, modex); the
  * progress function is btl_rwv_progress.c.

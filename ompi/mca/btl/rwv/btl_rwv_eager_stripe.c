@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Split eager messages.  ob1 sends every message up to the eager limit as
  * one fragment, so without this a 32 KiB message uses one rail however

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Peers and their connections: modex lookup, the choice of rail, and the
  * connection state machine described in btl_rwv_endpoint.h (the

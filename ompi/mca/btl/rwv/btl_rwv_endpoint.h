@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Per-peer state: one connection per rail, each with the receive ring the
  * peer writes into and what we know of the ring we write into.

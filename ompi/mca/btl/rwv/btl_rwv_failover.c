@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Failover: a rail that fails to one peer hands its traffic to the peer's
  * other rails, and no message is lost or delivered twice.

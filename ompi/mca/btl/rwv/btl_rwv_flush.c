@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * btl_flush: return once every put, get and atomic started before the call
  * has completed at the target, as osc/rdma needs at the end of an epoch.

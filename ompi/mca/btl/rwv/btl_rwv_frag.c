@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Send descriptors: registered buffers from a free list whose chunks the
  * free list registers through the module's rcache, on every rail at once.

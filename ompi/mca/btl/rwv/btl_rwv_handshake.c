@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The connection handshake: what the connection data carries, the active
  * side's request with its proof (btl_rwv_auth.h), the passive side's checks

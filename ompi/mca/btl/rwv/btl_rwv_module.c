@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * btl/rwv module: the function table ob1 calls, peer management, buffers
  * and memory registration.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * What rwv tells osc/rdma, the component behind MPI one-sided: to use rwv
  * (its put, get, flush and atomics), and how to step around a bug of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The progress function: every connected ring, the rails' completion
  * queues and connection events, retries, and the periodic checks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The rail interface: everything rwv needs from a transport, so the
  * libfabric backend (btl_rwv_rail_ofi.c) and the native verbs backend plug

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The libfabric rail backend: connected FI_EP_MSG endpoints (libfabric's
  * mirror of RDMA-CM).  Every provider address that offers RMA on message

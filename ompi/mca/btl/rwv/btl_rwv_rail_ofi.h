@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The libfabric rail backend's own objects, shared by its two files:
  * btl_rwv_rail_ofi.c (connections, data, progress) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Which libfabric provider addresses become rails (the btl_rwv_if_* and
  * btl_rwv_provider_* lists, one rail per address), and opening each one:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The native verbs rail: libibverbs RC queue pairs set up through
  * librdmacm, one rail per IPv4 address of an active RDMA port (RoCE v2

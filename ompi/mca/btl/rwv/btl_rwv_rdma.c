@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Zero-copy put and get for ob1's RPUT and RGET protocols; the splitting
  * across rails is btl_rwv_stripe.c.

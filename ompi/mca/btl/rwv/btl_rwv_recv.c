@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The eager receive path: polling our ring for the peer's messages,
  * checking each before anything uses it, handing it to its handler, and

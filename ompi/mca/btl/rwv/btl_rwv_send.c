@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The eager send path: RDMA writes into the peer's ring, credits, the queue
  * of messages waiting for a connection or for room (the receive side is

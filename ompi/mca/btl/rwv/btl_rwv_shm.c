@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Eager rings shared with processes on this node: the same ring protocol,
  * where the "RDMA write" into the peer's ring is a store.

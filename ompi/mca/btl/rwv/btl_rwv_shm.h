@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Eager rings shared with processes on this node (btl_rwv_shm.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * SipHash-2-4 (Aumasson and Bernstein, 2012): a keyed 64-bit MAC made for
  * short messages, with a 128-bit key.  Written here from the paper, so

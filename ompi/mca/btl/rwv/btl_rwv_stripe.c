@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Striping: a put or get split across the ready rails to a peer, in
  * proportion to each rail's bandwidth, with one completion callback after

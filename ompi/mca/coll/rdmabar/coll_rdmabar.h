@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * coll/rdmabar: an SMP-aware MPI_Barrier.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The barrier: set-up of the node's shared segment, and the wait loops.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * When rdmabar is the only coll component allowed (`--mca coll rdmabar`),
  * Open MPI 4.1 still needs every blocking, nonblocking and persistent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Collectives on intercommunicators, for when no other coll component
  * supplies them: with `--mca coll rdmabar` alone nothing else would, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * coll/rdmabar module: per-communicator query, enable and teardown.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Nonblocking and persistent collectives for an intracommunicator on which
  * no other coll component supplies them (`--mca coll rdmabar` alone), and

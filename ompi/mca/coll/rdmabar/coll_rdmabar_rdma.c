@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Between nodes: the node leaders exchange barrier numbers by RDMA writes
  * (btl_put) into a small registered array of slots, one slot per round,

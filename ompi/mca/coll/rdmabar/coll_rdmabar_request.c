@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The one-round request engine behind rdmabar's linear collectives
  * (coll_rdmabar_nbc.c for intra-, coll_rdmabar_inter.c for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The one-round request engine (coll_rdmabar_request.c) shared by the
  * intra- (coll_rdmabar_nbc.c) and intercommunicator (coll_rdmabar_inter.c)

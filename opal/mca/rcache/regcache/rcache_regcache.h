@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * rcache/regcache: a registration cache that stays correct when memory is
  * freed and reused, keeps pinned memory bounded and counts what it does.

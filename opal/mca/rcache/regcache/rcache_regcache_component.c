@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * rcache/regcache component: parameters, MPI_T statistics, open/close and
  * the init hook that mca_rcache_base_module_create() calls.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * rcache/regcache module: register, deregister, find, invalidate, evict,
  * finalize.  The state machine is described in rcache_regcache.h.
