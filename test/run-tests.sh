@@ -148,7 +148,7 @@ LABEL="default coll set, 3 ranks" run_test "rdmabar: every collective in the def
     mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 "$bin/coll/test_collectives_values" -q
 # intercommunicators, whose collectives rdmabar alone supplies too; in the
 # default set (coll/inter, basic, libnbc) -l skips the ordering checks of
-# libnbc's Ibarrier, which fails them (an Open MPI bug: README)
+# libnbc's Ibarrier, which fails them (an Open MPI bug: docs/coll-rdmabar.md)
 for np in 2 3 4; do
     LABEL="--mca coll rdmabar, $np ranks" run_test "rdmabar alone: intercommunicator collectives, $np ranks" \
         mpirun -np $np --oversubscribe --mca mpi_yield_when_idle 1 --mca coll rdmabar \

@@ -67,7 +67,7 @@ verify_run "3 emulated nodes, 2 rails, --mca btl self,rwv" cluster_mpirun --time
 # osc_rdma_network_max_amo 32 keeps osc/rdma on rwv's atomics: under
 # Open MPI 4.1.4 rwv sets it to 0 (the get_accumulate workaround), and
 # osc/rdma's get-op-put then writes with plain puts, which a failover can
-# apply twice (README: failover)
+# apply twice (docs/btl-rwv.md: failover)
 cluster_down
 cluster_up 2 2 || exit $?
 : > "$out"

@@ -33,7 +33,7 @@ port_state () { # ACTIVE or DOWN
 }
 port_active () { port_state ACTIVE; }
 
-# Open MPI 4.1.4 loses a help message now and then (see README): a run
+# Open MPI 4.1.4 loses a help message now and then (see docs/testing.md): a run
 # whose output lacks the expected one is tried again, up to 5 times.
 run_expecting () { # message command...
     local msg=$1 attempt
