@@ -30,26 +30,6 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 
-/* Not an mca_btl_base_atomic_op_t: compare-and-swap travels as one more operation. */
-#define MCA_BTL_RWV_ATOMIC_CSWAP 0x00ff
-
-typedef struct mca_btl_rwv_atomic_request_hdr_t {
-    uint64_t context;         /* names the origin's request; only echoed */
-    uint64_t address;
-    uint64_t key;             /* the target's registration, by its key on the target's first rail */
-    uint64_t operand;
-    uint64_t compare;         /* compare-and-swap only */
-    uint16_t op;
-    uint16_t flags;           /* MCA_BTL_ATOMIC_FLAG_32BIT, MCA_BTL_ATOMIC_FLAG_FLOAT */
-    uint32_t reserved;
-} mca_btl_rwv_atomic_request_hdr_t;
-
-typedef struct mca_btl_rwv_atomic_reply_hdr_t {
-    uint64_t context;
-    uint64_t result;          /* the value before the operation */
-    int32_t status;           /* OPAL_SUCCESS, or why the target refused it */
-    uint32_t reserved;
-} mca_btl_rwv_atomic_reply_hdr_t;
 
 OBJ_CLASS_INSTANCE(mca_btl_rwv_atomic_t, opal_free_list_item_t, NULL, NULL);
 

@@ -27,6 +27,7 @@
 #include "btl_rwv_auth.h"
 #include "btl_rwv_rail.h"
 #include "btl_rwv_shm.h"
+#include "btl_rwv_wire.h"
 
 #include "opal/util/proc.h"
 
@@ -41,29 +42,6 @@ typedef enum {
     MCA_BTL_RWV_CONN_FAILED,
 } mca_btl_rwv_conn_state_t;
 
-/* Exchanged in the connect request and in the accept; at most 56 bytes,
- * what RDMA-CM carries in a request.  The MAC proves membership
- * (btl_rwv_auth.h). */
-typedef struct mca_btl_rwv_cm_data_t {
-    uint16_t magic;
-    uint8_t version;
-    uint8_t notify_imm;        /* write into my ring with immediate data (eager mode cq) */
-    uint8_t rail;              /* the sender's rail index */
-    uint8_t reserved;
-    uint16_t shm_slot;         /* my ring's slot + 1 in my shared rings (btl_rwv_shm.c), 0: none */
-    opal_process_name_t name;
-    uint64_t ring_raddr;       /* my ring as the peer must address it */
-    uint64_t ring_rkey;
-    uint32_t slots;
-    uint32_t slot_size;
-    uint32_t conn_id;          /* put this in the immediate data of writes to my ring */
-    uint32_t attempt;          /* request: grows with every attempt on a rail; reply: the request's */
-    uint8_t mac[MCA_BTL_RWV_MAC_BYTES];
-} mca_btl_rwv_cm_data_t;
-
-#define MCA_BTL_RWV_CM_MAGIC 0x5257u /* "RW" */
-#define MCA_BTL_RWV_CM_VERSION 4
-_Static_assert (sizeof (mca_btl_rwv_cm_data_t) <= 56, "RDMA-CM carries 56 bytes in a connection request");
 
 /* What a failed connection's replays need at the receiver: which of its
  * messages were consumed from its ring, or delivered from a replay since.
@@ -274,6 +252,8 @@ void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn);
 bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
 size_t mca_btl_rwv_ring_bytes (void);
+/* where a word of the peer's ring tail is, as we address it */
+uint64_t mca_btl_rwv_peer_tail_raddr (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word);
 /* a small write into the peer's ring (a store for a same-node peer) */
 int mca_btl_rwv_ring_inject (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr, bool with_imm,
                              uint32_t imm);

@@ -21,10 +21,9 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 
-/* Word 2 of the line after the ring's slots (0: credits, 1: goodbye) takes the markers. */
 static uint64_t mca_btl_rwv_marker_raddr (const mca_btl_rwv_conn_t *conn)
 {
-    return conn->peer_ring_raddr + (uint64_t) conn->peer_slots * conn->peer_slot_size + 2 * sizeof (uint64_t);
+    return mca_btl_rwv_peer_tail_raddr (conn, MCA_BTL_RWV_TAIL_MARKER);
 }
 
 static void mca_btl_rwv_marker_complete (mca_btl_rwv_op_t *op, int status)

@@ -1,54 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
- * Send descriptors and the eager wire format.
- *
- * An eager message occupies the END of a ring slot, so the receiver always
- * knows where to look: [payload, padded to 8][mca_btl_rwv_eager_hdr_t], the
- * header's last word being the sequence number the receiver polls.  The
- * sender builds the same bytes in a registered send buffer and writes them
- * with one RDMA write ending exactly at the slot's end.
+ * Send descriptors, and the requests of puts, gets and atomics.  The
+ * sender builds an eager message (btl_rwv_wire.h) in a registered send
+ * buffer and writes it with one RDMA write ending exactly at its slot's end.
  */
 #ifndef MCA_BTL_RWV_FRAG_H
 #define MCA_BTL_RWV_FRAG_H
 
 #include "btl_rwv.h"
 #include "btl_rwv_rail.h"
+#include "btl_rwv_wire.h"
 
 BEGIN_C_DECLS
 
-/* rwv's own messages, below the PML's tags (MCA_BTL_TAG_BTL's range) */
-#define MCA_BTL_RWV_TAG_ATOMIC (MCA_BTL_TAG_BTL + 0x10)        /* an atomic to perform here */
-#define MCA_BTL_RWV_TAG_ATOMIC_REPLY (MCA_BTL_TAG_BTL + 0x11)  /* its old value, back at the origin */
-
-static inline bool mca_btl_rwv_tag_is_ours (uint8_t tag)
-{
-    return MCA_BTL_RWV_TAG_ATOMIC == tag || MCA_BTL_RWV_TAG_ATOMIC_REPLY == tag;
-}
-
-#define MCA_BTL_RWV_HDR_FLAG_HELLO 0x01   /* connection opener: no payload, no upcall */
-#define MCA_BTL_RWV_HDR_FLAG_REPLAY 0x02  /* first written on a rail that failed */
-#define MCA_BTL_RWV_HDR_FLAG_STRIPE 0x04  /* one piece of a split eager message */
-
-typedef struct mca_btl_rwv_eager_hdr_t {
-    uint32_t len;             /* payload bytes */
-    uint8_t tag;
-    uint8_t flags;
-    uint8_t replay_rail;      /* REPLAY: the receiver's index of the failed rail */
-    uint8_t reserved;
-    uint32_t replay_attempt;  /* REPLAY: the connection it was first written on (a rail may be re-established) */
-    uint32_t replay_seq;      /* REPLAY: its sequence number there, low 32 bits (btl_rwv_failover.c) */
-    uint64_t consumed;        /* piggy-backed credit: messages of ours the sender has consumed */
-    uint64_t seq;             /* 1, 2, 3...: written last, polled by the receiver */
-} mca_btl_rwv_eager_hdr_t;
-_Static_assert (sizeof (mca_btl_rwv_eager_hdr_t) == 32, "the default slot size counts on a 32-byte header");
-
-/* At the start of a STRIPE message's payload: where its bytes go. */
-typedef struct mca_btl_rwv_stripe_hdr_t {
-    uint32_t id;              /* the sender's number for the whole message */
-    uint32_t offset;
-    uint32_t total;           /* bytes of the whole message */
-    uint32_t reserved;
-} mca_btl_rwv_stripe_hdr_t;
 
 /* The largest eager message: a slot less the header. */
 static inline size_t mca_btl_rwv_max_payload (void)

@@ -82,7 +82,7 @@ static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, 
 
 static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn)
 {
-    uint64_t raddr = conn->peer_ring_raddr + (uint64_t) conn->peer_slots * conn->peer_slot_size;
+    uint64_t raddr = mca_btl_rwv_peer_tail_raddr (conn, MCA_BTL_RWV_TAIL_CREDITS);
 
     if (conn->recv_seq - conn->credits_reported < (uint64_t) mca_btl_rwv_component.eager_slots / 2 ||
         !mca_btl_rwv_conn_ready (conn)) {

@@ -26,20 +26,26 @@
 
 size_t mca_btl_rwv_ring_bytes (void)
 {
-    /* the slots, then one cache line holding the credit word */
-    return (size_t) mca_btl_rwv_component.eager_slots * mca_btl_rwv_component.eager_slot_size + 64;
+    return (size_t) mca_btl_rwv_ring_size ((uint64_t) mca_btl_rwv_component.eager_slots,
+                                           (uint64_t) mca_btl_rwv_component.eager_slot_size);
 }
 
-/* After the slots: word 0 is the credit word, word 1 the goodbye flag. */
-static volatile uint64_t *mca_btl_rwv_credit_word (const mca_btl_rwv_conn_t *conn)
+/* A word of our ring's tail, as the peer writes it. */
+static volatile uint64_t *mca_btl_rwv_tail_word (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word)
 {
-    return (volatile uint64_t *) (conn->ring + (size_t) mca_btl_rwv_component.eager_slots *
-                                  mca_btl_rwv_component.eager_slot_size);
+    return (volatile uint64_t *) (conn->ring + mca_btl_rwv_ring_tail ((uint64_t) mca_btl_rwv_component.eager_slots,
+                                                                     (uint64_t) mca_btl_rwv_component.eager_slot_size,
+                                                                     word));
+}
+
+uint64_t mca_btl_rwv_peer_tail_raddr (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word)
+{
+    return conn->peer_ring_raddr + mca_btl_rwv_ring_tail (conn->peer_slots, conn->peer_slot_size, word);
 }
 
 bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn)
 {
-    return 0 != mca_btl_rwv_credit_word (conn)[1];
+    return 0 != *mca_btl_rwv_tail_word (conn, MCA_BTL_RWV_TAIL_GOODBYE);
 }
 
 /* Before closing at finalize: a write the peer sees before the close
@@ -47,14 +53,14 @@ bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn)
 void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn)
 {
     static const uint64_t one = 1;
-    uint64_t raddr = conn->peer_ring_raddr + (uint64_t) conn->peer_slots * conn->peer_slot_size + sizeof (uint64_t);
+    uint64_t raddr = mca_btl_rwv_peer_tail_raddr (conn, MCA_BTL_RWV_TAIL_GOODBYE);
 
     (void) mca_btl_rwv_ring_inject (conn, &one, sizeof (one), raddr, false, 0);
 }
 
 static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
 {
-    uint64_t reported = *mca_btl_rwv_credit_word (conn);
+    uint64_t reported = *mca_btl_rwv_tail_word (conn, MCA_BTL_RWV_TAIL_CREDITS);
 
     if (OPAL_UNLIKELY(reported > conn->send_seq)) {
         mca_btl_rwv_conn_malformed (conn, "its credit word counts messages never sent to it");

@@ -195,7 +195,7 @@ static unsigned char *rwv_shm_peer_rings (mca_btl_rwv_endpoint_t *endpoint)
 void mca_btl_rwv_shm_attach (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
-    uint64_t ring_bytes = (uint64_t) conn->peer_slots * conn->peer_slot_size + 64;
+    uint64_t ring_bytes = mca_btl_rwv_ring_size (conn->peer_slots, conn->peer_slot_size);
     unsigned char *rings;
 
     conn->peer_ring = NULL;

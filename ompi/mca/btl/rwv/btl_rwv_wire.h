@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * Every format that crosses from one process to another, over a rail or
+ * through a shared ring.  All of it is checked before use by the receiver
+ * (btl_rwv_handshake.c, btl_rwv_recv.c, btl_rwv_eager_stripe.c,
+ * btl_rwv_atomic.c): a peer is never trusted.
+ *
+ * A connection's receive ring, written by the peer:
+ *
+ *   slot 0 | slot 1 | ... | slot N-1 | tail (64 bytes)
+ *
+ * An eager message occupies the END of a slot, so the receiver always
+ * knows where to look: [payload, padded to 8][mca_btl_rwv_eager_hdr_t], the
+ * header's last word being the sequence number the receiver polls.  The
+ * tail holds words the peer writes on their own: how many of our
+ * messages it has consumed (credits), its goodbye at finalize, and the
+ * target of flush markers.
+ */
+#ifndef MCA_BTL_RWV_WIRE_H
+#define MCA_BTL_RWV_WIRE_H
+
+#include <stdint.h>
+
+#include "opal/mca/btl/btl.h"
+#include "opal/util/proc.h"
+
+#include "btl_rwv_auth.h"
+
+BEGIN_C_DECLS
+
+/* ------------------------------------------------------------ the ring */
+
+#define MCA_BTL_RWV_RING_TAIL_BYTES 64
+
+typedef enum {
+    MCA_BTL_RWV_TAIL_CREDITS = 0,  /* messages of ours the peer has consumed */
+    MCA_BTL_RWV_TAIL_GOODBYE = 1,  /* non-zero: the peer is finalizing */
+    MCA_BTL_RWV_TAIL_MARKER = 2,   /* flush markers write (or read) here */
+} mca_btl_rwv_ring_tail_word_t;
+
+static inline uint64_t mca_btl_rwv_ring_size (uint64_t slots, uint64_t slot_size)
+{
+    return slots * slot_size + MCA_BTL_RWV_RING_TAIL_BYTES;
+}
+
+/* Offset of a tail word from the ring's start. */
+static inline uint64_t mca_btl_rwv_ring_tail (uint64_t slots, uint64_t slot_size, mca_btl_rwv_ring_tail_word_t word)
+{
+    return slots * slot_size + (uint64_t) word * sizeof (uint64_t);
+}
+
+/* ------------------------------------------------------------ eager messages */
+
+/* rwv's own messages, below the PML's tags (MCA_BTL_TAG_BTL's range) */
+#define MCA_BTL_RWV_TAG_ATOMIC (MCA_BTL_TAG_BTL + 0x10)        /* an atomic to perform here */
+#define MCA_BTL_RWV_TAG_ATOMIC_REPLY (MCA_BTL_TAG_BTL + 0x11)  /* its old value, back at the origin */
+
+static inline bool mca_btl_rwv_tag_is_ours (uint8_t tag)
+{
+    return MCA_BTL_RWV_TAG_ATOMIC == tag || MCA_BTL_RWV_TAG_ATOMIC_REPLY == tag;
+}
+
+#define MCA_BTL_RWV_HDR_FLAG_HELLO 0x01   /* connection opener: no payload, no upcall */
+#define MCA_BTL_RWV_HDR_FLAG_REPLAY 0x02  /* first written on a rail that failed */
+#define MCA_BTL_RWV_HDR_FLAG_STRIPE 0x04  /* one piece of a split eager message */
+
+typedef struct mca_btl_rwv_eager_hdr_t {
+    uint32_t len;             /* payload bytes */
+    uint8_t tag;
+    uint8_t flags;
+    uint8_t replay_rail;      /* REPLAY: the receiver's index of the failed rail */
+    uint8_t reserved;
+    uint32_t replay_attempt;  /* REPLAY: the connection it was first written on (a rail may be re-established) */
+    uint32_t replay_seq;      /* REPLAY: its sequence number there, low 32 bits (btl_rwv_failover.c) */
+    uint64_t consumed;        /* piggy-backed credit: messages of ours the sender has consumed */
+    uint64_t seq;             /* 1, 2, 3...: written last, polled by the receiver */
+} mca_btl_rwv_eager_hdr_t;
+_Static_assert (sizeof (mca_btl_rwv_eager_hdr_t) == 32, "the default slot size counts on a 32-byte header");
+
+/* At the start of a STRIPE message's payload: where its bytes go. */
+typedef struct mca_btl_rwv_stripe_hdr_t {
+    uint32_t id;              /* the sender's number for the whole message */
+    uint32_t offset;
+    uint32_t total;           /* bytes of the whole message */
+    uint32_t reserved;
+} mca_btl_rwv_stripe_hdr_t;
+
+/* ------------------------------------------------------------ connection data */
+
+/* Exchanged in the connect request and in the accept; at most 56 bytes,
+ * what RDMA-CM carries in a request.  The MAC proves membership
+ * (btl_rwv_auth.h). */
+typedef struct mca_btl_rwv_cm_data_t {
+    uint16_t magic;
+    uint8_t version;
+    uint8_t notify_imm;        /* write into my ring with immediate data (eager mode cq) */
+    uint8_t rail;              /* the sender's rail index */
+    uint8_t reserved;
+    uint16_t shm_slot;         /* my ring's slot + 1 in my shared rings (btl_rwv_shm.c), 0: none */
+    opal_process_name_t name;
+    uint64_t ring_raddr;       /* my ring as the peer must address it */
+    uint64_t ring_rkey;
+    uint32_t slots;
+    uint32_t slot_size;
+    uint32_t conn_id;          /* put this in the immediate data of writes to my ring */
+    uint32_t attempt;          /* request: grows with every attempt on a rail; reply: the request's */
+    uint8_t mac[MCA_BTL_RWV_MAC_BYTES];
+} mca_btl_rwv_cm_data_t;
+
+#define MCA_BTL_RWV_CM_MAGIC 0x5257u /* "RW" */
+#define MCA_BTL_RWV_CM_VERSION 4
+_Static_assert (sizeof (mca_btl_rwv_cm_data_t) <= 56, "RDMA-CM carries 56 bytes in a connection request");
+
+/* ------------------------------------------------------------ atomics */
+
+/* Not an mca_btl_base_atomic_op_t: compare-and-swap travels as one more operation. */
+#define MCA_BTL_RWV_ATOMIC_CSWAP 0x00ff
+
+typedef struct mca_btl_rwv_atomic_request_hdr_t {
+    uint64_t context;         /* names the origin's request; only echoed */
+    uint64_t address;
+    uint64_t key;             /* the target's registration, by its key on the target's first rail */
+    uint64_t operand;
+    uint64_t compare;         /* compare-and-swap only */
+    uint16_t op;
+    uint16_t flags;           /* MCA_BTL_ATOMIC_FLAG_32BIT, MCA_BTL_ATOMIC_FLAG_FLOAT */
+    uint32_t reserved;
+} mca_btl_rwv_atomic_request_hdr_t;
+
+typedef struct mca_btl_rwv_atomic_reply_hdr_t {
+    uint64_t context;
+    uint64_t result;          /* the value before the operation */
+    int32_t status;           /* OPAL_SUCCESS, or why the target refused it */
+    uint32_t reserved;
+} mca_btl_rwv_atomic_reply_hdr_t;
+
+END_C_DECLS
+
+#endif /* MCA_BTL_RWV_WIRE_H */
