@@ -29,6 +29,8 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_atomic.h"
+#include "btl_rwv_recv.h"
 
 
 OBJ_CLASS_INSTANCE(mca_btl_rwv_atomic_t, opal_free_list_item_t, NULL, NULL);

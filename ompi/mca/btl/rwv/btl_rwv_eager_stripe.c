@@ -20,6 +20,9 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_eager_stripe.h"
+#include "btl_rwv_send.h"
+#include "btl_rwv_stripe.h"
 
 #define MCA_BTL_RWV_EAGER_PIECE_MIN 2048
 

@@ -22,6 +22,11 @@
 #include "btl_rwv_cma.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_atomic.h"
+#include "btl_rwv_failover.h"
+#include "btl_rwv_handshake.h"
+#include "btl_rwv_rdma.h"
+#include "btl_rwv_send.h"
 
 static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)
 {

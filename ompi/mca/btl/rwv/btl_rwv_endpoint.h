@@ -171,8 +171,6 @@ int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, const mca
 /* a connection object on RAIL, idle, with its receive ring */
 mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail);
 
-/* btl_rwv_handshake.c: send our connection request (the active side) */
-void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn);
 /* The connection for the next eager message (btl_rwv_eager_rail), started
  * if needed; NULL when the peer is unreachable. */
 mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint);
@@ -199,72 +197,6 @@ void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
 /* the peer's host name, for messages */
 const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint);
 void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module, double now);
-
-/* btl_rwv_failover.c */
-void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why);
-void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now);
-/* the failed rails due for a report at `now' (HUGE_VAL at finalize: all of them) */
-void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now);
-void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn);
-/* A replay naming the receiver's RAIL, the connection ATTEMPT and SEQ
- * there (low 32 bits) arrived on CONN: NULL (and whether it was delivered before), or
- * what is wrong with it. */
-const char *mca_btl_rwv_replay_check (mca_btl_rwv_conn_t *conn, uint8_t rail, uint32_t attempt, uint32_t seq,
-                                      bool *duplicate);
-bool mca_btl_rwv_conn_quiescent (mca_btl_rwv_conn_t *conn);
-/* May this failed connection be re-established now? */
-bool mca_btl_rwv_conn_may_rejoin (mca_btl_rwv_conn_t *conn, double now);
-void mca_btl_rwv_conn_rejoin_prepare (mca_btl_rwv_conn_t *conn);
-void mca_btl_rwv_conn_rejoin_later (mca_btl_rwv_conn_t *conn);
-void mca_btl_rwv_conn_rejoined (mca_btl_rwv_conn_t *conn);
-
-/* btl_rwv_eager_stripe.c */
-bool mca_btl_rwv_eager_stripe (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint,
-                               struct mca_btl_rwv_frag_t *frag);
-/* NULL, or what is wrong with the piece (the caller reports it) */
-const char *mca_btl_rwv_eager_stripe_receive (mca_btl_rwv_endpoint_t *endpoint, uint8_t tag,
-                                              const unsigned char *data, size_t len);
-
-/* btl_rwv_stripe.c */
-struct mca_btl_rwv_rdma_op_t;
-int mca_btl_rwv_stripe_plan (mca_btl_rwv_conn_t **conns, int n, size_t size, size_t min_piece, size_t *lens);
-int mca_btl_rwv_stripe_start (mca_btl_rwv_module_t *module, struct mca_btl_rwv_rdma_op_t *request, size_t size,
-                              mca_btl_rwv_conn_t **conns, int n);
-void mca_btl_rwv_stripe_retry (mca_btl_rwv_module_t *module);
-void mca_btl_rwv_request_release (struct mca_btl_rwv_rdma_op_t *request);
-
-/* btl_rwv_atomic.c */
-/* NULL, or what is wrong with the message (the caller reports it) */
-const char *mca_btl_rwv_atomic_receive (mca_btl_rwv_conn_t *conn, uint8_t tag, const void *payload, size_t len);
-void mca_btl_rwv_atomics_fail (mca_btl_rwv_endpoint_t *endpoint);
-
-/* btl_rwv_rdma.c */
-void mca_btl_rwv_conn_confirm_puts (mca_btl_rwv_conn_t *conn, uint64_t mark);
-void mca_btl_rwv_conn_repost_puts (mca_btl_rwv_conn_t *conn);
-
-/* btl_rwv_send.c: the eager path over a connection */
-int mca_btl_rwv_endpoint_send_frag (mca_btl_rwv_endpoint_t *endpoint, struct mca_btl_rwv_frag_t *frag);
-void mca_btl_rwv_conn_send_frag (mca_btl_rwv_conn_t *conn, struct mca_btl_rwv_frag_t *frag);
-void mca_btl_rwv_deliver (mca_btl_base_tag_t tag, void *payload, size_t len);
-void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn);
-int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn);
-void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn);
-bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn);
-void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
-size_t mca_btl_rwv_ring_bytes (void);
-/* where a word of the peer's ring tail is, as we address it */
-uint64_t mca_btl_rwv_peer_tail_raddr (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word);
-/* a small write into the peer's ring (a store for a same-node peer) */
-int mca_btl_rwv_ring_inject (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr, bool with_imm,
-                             uint32_t imm);
-int mca_btl_rwv_complete_stored (mca_btl_rwv_module_t *module);
-
-/* btl_rwv_recv.c: the eager receive path */
-int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);
-/* the peer sent something malformed: say what, close the connection */
-void mca_btl_rwv_conn_malformed (mca_btl_rwv_conn_t *conn, const char *what);
-/* the peer asked for memory not registered for it: say so once */
-void mca_btl_rwv_conn_refused_access (mca_btl_rwv_conn_t *conn, const char *what, uint64_t address, uint64_t key);
 
 static inline bool mca_btl_rwv_conn_ready (const mca_btl_rwv_conn_t *conn)
 {

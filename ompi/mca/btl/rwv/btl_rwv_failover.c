@@ -48,6 +48,9 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_failover.h"
+#include "btl_rwv_rdma.h"
+#include "btl_rwv_send.h"
 
 #define MCA_BTL_RWV_LINK_CHECK_INTERVAL 0.1 /* seconds */
 #define MCA_BTL_RWV_REPORT_DELAY 0.5        /* seconds: see failed_why in btl_rwv_endpoint.h */

@@ -20,6 +20,8 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_rdma.h"
+#include "btl_rwv_send.h"
 
 static uint64_t mca_btl_rwv_marker_raddr (const mca_btl_rwv_conn_t *conn)
 {

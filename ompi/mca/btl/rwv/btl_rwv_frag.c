@@ -7,6 +7,7 @@
 
 #include "btl_rwv_frag.h"
 #include "btl_rwv_endpoint.h"
+#include "btl_rwv_failover.h"
 
 static void mca_btl_rwv_frag_construct (mca_btl_rwv_frag_t *frag)
 {

@@ -106,9 +106,6 @@ void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag);
 /* The send finished (status) or failed: tell the PML (once) if it asked,
  * recycle when nobody holds it any more. */
 void mca_btl_rwv_frag_complete (mca_btl_rwv_frag_t *frag, int status);
-/* btl_rwv_failover.c: a ring write failed or its rail did: true if the
- * frag was handed to another rail */
-bool mca_btl_rwv_frag_failover (mca_btl_rwv_frag_t *frag, int status);
 /* Tell the PML the outcome (once); true if the frag is the PML's to free. */
 bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status);
 /* Recycle if the transport, the replay window and the PML are all done with it. */

@@ -19,6 +19,9 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_handshake.h"
+#include "btl_rwv_failover.h"
+#include "btl_rwv_send.h"
 
 static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_data_t *cm)
 {

@@ -11,6 +11,10 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_rail.h"
+#include "btl_rwv_failover.h"
+#include "btl_rwv_recv.h"
+#include "btl_rwv_send.h"
+#include "btl_rwv_stripe.h"
 
 /* Looking for connection events costs a system call per rail (an
  * epoll_wait in libfabric's tcp provider, a read of the rdmacm channel):

@@ -34,6 +34,8 @@
 #include "btl_rwv_cma.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_rdma.h"
+#include "btl_rwv_stripe.h"
 
 /* A put or get to ourselves, or to memory mapped here (osc/rdma passes no
  * remote handle for a shared-memory window on one node), is a copy. */

@@ -22,6 +22,11 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_recv.h"
+#include "btl_rwv_atomic.h"
+#include "btl_rwv_eager_stripe.h"
+#include "btl_rwv_failover.h"
+#include "btl_rwv_send.h"
 
 #define HDR_SIZE sizeof (mca_btl_rwv_eager_hdr_t)
 

@@ -21,6 +21,10 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_send.h"
+#include "btl_rwv_eager_stripe.h"
+#include "btl_rwv_failover.h"
+#include "btl_rwv_recv.h"
 
 #define HDR_SIZE sizeof (mca_btl_rwv_eager_hdr_t)
 

@@ -39,6 +39,7 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_shm.h"
+#include "btl_rwv_send.h"
 
 #define RWV_SHM_KEY "btl.rwv.local"
 

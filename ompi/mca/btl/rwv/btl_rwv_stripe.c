@@ -29,6 +29,8 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_stripe.h"
+#include "btl_rwv_rdma.h"
 
 #define MCA_BTL_RWV_MEASURE_MEMORY 0.25      /* seconds of busy time */
 #define MCA_BTL_RWV_MEASURE_MIN_BUSY 0.005   /* before the first estimate */

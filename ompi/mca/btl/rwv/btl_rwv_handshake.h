@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/* The connection handshake (btl_rwv_handshake.c). */
+#ifndef MCA_BTL_RWV_HANDSHAKE_H
+#define MCA_BTL_RWV_HANDSHAKE_H
+
+#include "btl_rwv_endpoint.h"
+
+BEGIN_C_DECLS
+
+void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn);
+
+END_C_DECLS
+
+#endif /* MCA_BTL_RWV_HANDSHAKE_H */
