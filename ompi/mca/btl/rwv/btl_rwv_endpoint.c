@@ -183,8 +183,8 @@ static double mca_btl_rwv_endpoint_best_bandwidth (const mca_btl_rwv_endpoint_t 
     double best = 1.0;
 
     for (int i = 0 ; i < MCA_BTL_RWV_MAX_RAILS ; ++i) {
-        if (NULL != endpoint->conns[i] && endpoint->conns[i]->bandwidth > best) {
-            best = endpoint->conns[i]->bandwidth;
+        if (NULL != endpoint->conns[i] && endpoint->conns[i]->meter.bandwidth > best) {
+            best = endpoint->conns[i]->meter.bandwidth;
         }
     }
     return best;
@@ -216,23 +216,23 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
     }
     conn->endpoint = endpoint;
     conn->rail = rail;
-    conn->ring_bytes = mca_btl_rwv_ring_bytes ();
-    if (NULL == (conn->ring = mca_btl_rwv_ring_alloc (endpoint, conn->ring_bytes))) {
-        mca_btl_rwv_ring_unavailable (endpoint, rail, conn->ring_bytes, "allocating");
+    conn->local.ring_bytes = mca_btl_rwv_ring_bytes ();
+    if (NULL == (conn->local.ring = mca_btl_rwv_ring_alloc (endpoint, conn->local.ring_bytes))) {
+        mca_btl_rwv_ring_unavailable (endpoint, rail, conn->local.ring_bytes, "allocating");
         free (conn);
         return NULL;
     }
-    memset (conn->ring, 0, conn->ring_bytes);
-    conn->bandwidth = rail->bandwidth > 0 ? rail->bandwidth : mca_btl_rwv_endpoint_best_bandwidth (endpoint);
-    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->ring, conn->ring_bytes, &conn->ring_mr, &desc,
-                                           &conn->ring_rkey)) {
-        mca_btl_rwv_ring_unavailable (endpoint, rail, conn->ring_bytes, "registering");
-        mca_btl_rwv_ring_free (conn->ring);
+    memset (conn->local.ring, 0, conn->local.ring_bytes);
+    conn->meter.bandwidth = rail->bandwidth > 0 ? rail->bandwidth : mca_btl_rwv_endpoint_best_bandwidth (endpoint);
+    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->local.ring, conn->local.ring_bytes, &conn->local.ring_mr, &desc,
+                                           &conn->local.ring_rkey)) {
+        mca_btl_rwv_ring_unavailable (endpoint, rail, conn->local.ring_bytes, "registering");
+        mca_btl_rwv_ring_free (conn->local.ring);
         free (conn);
         return NULL;
     }
     OBJ_CONSTRUCT(&conn->pending, opal_list_t);
-    OBJ_CONSTRUCT(&conn->unacked, opal_list_t);
+    OBJ_CONSTRUCT(&conn->replay.unacked, opal_list_t);
     OBJ_CONSTRUCT(&conn->kept_puts, opal_list_t);
     conn->unflushed = false;
     conn->id = (uint32_t) opal_pointer_array_add (&module->conns, conn);
@@ -263,7 +263,7 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_rail_conn (mca_btl_rwv_endpoint_
     } else if (MCA_BTL_RWV_CONN_IDLE == conn->state) {
         mca_btl_rwv_conn_start (conn);
     }
-    if (MCA_BTL_RWV_CONN_FAILED == conn->state || (conn->rejoining && !take_rejoining)) {
+    if (MCA_BTL_RWV_CONN_FAILED == conn->state || (conn->replay.rejoining && !take_rejoining)) {
         return NULL;
     }
     return conn;
@@ -406,7 +406,7 @@ void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, uint32_t imm)
     mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&mca_btl_rwv_component.module->conns, imm >> 16);
 
     if (NULL != conn) {
-        conn->imm_seen++;
+        conn->local.imm_seen++;
     }
 }
 
@@ -436,22 +436,22 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
     opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                          "btl/rwv: rail %s to %s: %s bandwidth %.1f MB/s, %" PRIu64 " eager messages sent, "
                          "%" PRIu64 " bytes put or got since connected, re-established %u times", conn->rail->name,
-                         peer, conn->rail->bandwidth > 0 ? "configured" : "measured", conn->bandwidth, conn->send_seq,
-                         conn->rdma_bytes, conn->rejoins);
+                         peer, conn->rail->bandwidth > 0 ? "configured" : "measured", conn->meter.bandwidth, conn->peer.send_seq,
+                         conn->meter.rdma_bytes, conn->replay.rejoins);
     conn->rail->ops->disconnect (conn);
     mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
     OBJ_DESTRUCT(&conn->pending);
-    conn->peer_consumed = conn->send_seq; /* nothing is replayed any more */
+    conn->peer.consumed = conn->peer.send_seq; /* nothing is replayed any more */
     mca_btl_rwv_conn_release_acked (conn);
-    OBJ_DESTRUCT(&conn->unacked);
+    OBJ_DESTRUCT(&conn->replay.unacked);
     mca_btl_rwv_conn_confirm_puts (conn, UINT64_MAX);
     OBJ_DESTRUCT(&conn->kept_puts);
-    conn->rail->ops->mr_dereg (conn->rail, conn->ring_mr);
+    conn->rail->ops->mr_dereg (conn->rail, conn->local.ring_mr);
     opal_pointer_array_set_item (&module->conns, conn->id, NULL);
     conn->rail->num_conns--;
-    free (conn->replayed);
-    free (conn->before.seen);
-    mca_btl_rwv_ring_free (conn->ring);
+    free (conn->replay.seen);
+    free (conn->replay.before.seen);
+    mca_btl_rwv_ring_free (conn->local.ring);
     free (conn);
 }
 

@@ -53,6 +53,71 @@ typedef struct mca_btl_rwv_replay_window_t {
     uint8_t *seen;             /* by seq after recv_seq, allocated at the first replay */
 } mca_btl_rwv_replay_window_t;
 
+/* Our receive ring on a connection, which the peer writes into: slots,
+ * then the tail (btl_rwv_wire.h). */
+typedef struct mca_btl_rwv_local_ring_t {
+    unsigned char *ring;
+    size_t ring_bytes;
+    void *ring_mr;
+    uint64_t ring_rkey;
+    bool notify_imm;           /* we asked for immediate data */
+    uint64_t recv_seq;         /* messages consumed from our ring */
+    uint64_t imm_seen;         /* immediate-data events for our ring (cq mode) */
+    uint64_t credits_reported; /* recv_seq last told to the peer */
+} mca_btl_rwv_local_ring_t;
+
+/* The peer's ring on a connection, which we write into. */
+typedef struct mca_btl_rwv_peer_ring_t {
+    uint64_t ring_raddr;
+    uint64_t ring_rkey;
+    unsigned char *ring;       /* the same ring in our mapping of a same-node peer's rings: stores, not writes */
+    uint16_t shm_slot;
+    uint32_t slots;
+    uint32_t slot_size;
+    uint32_t conn_id;
+    uint8_t rail;              /* the peer's index of this rail (replays name it) */
+    bool notify_imm;
+    uint64_t send_seq;         /* messages written into the peer's ring */
+    uint64_t consumed;         /* of those, how many the peer has consumed */
+} mca_btl_rwv_peer_ring_t;
+
+/* Striping (btl_rwv_stripe.c): the rail's bandwidth to this peer, the
+ * put/get pieces outstanding on it and since when it has had some, and
+ * the fading sums of bytes delivered and busy time that measure it. */
+typedef struct mca_btl_rwv_meter_t {
+    double bandwidth;          /* bytes per microsecond, measured or configured */
+    bool measured;             /* bandwidth is this rail's own measurement */
+    int pieces_out;
+    size_t bytes_out;
+    double busy_since;
+    double bytes;
+    double busy;
+    uint64_t rdma_bytes;       /* put or got since connected, for the verbose report */
+} mca_btl_rwv_meter_t;
+
+/* Failover (btl_rwv_failover.c): what a failed connection must still
+ * replay or recognise, its report, and its re-establishment. */
+typedef struct mca_btl_rwv_replay_t {
+    /* frags written but not yet consumed by the peer, kept while another
+     * rail could replay them (multi-rail peers only), oldest first */
+    opal_list_t unacked;
+    /* a failed rail to a peer still reachable is reported a little later,
+     * and only if the peer is still reachable then: a peer that dies
+     * closes every rail, and one message about its death says it all */
+    char failed_why[96];
+    double warn_at;            /* 0: nothing to report */
+    uint8_t *seen;             /* once failed: replays of its messages delivered, by seq after recv_seq */
+    /* a failed rail to a live peer is re-established once its link is up
+     * and the failover is done with it; replays of the connection before
+     * still arrive meanwhile */
+    mca_btl_rwv_replay_window_t before;
+    bool rejoining;            /* being re-established: traffic keeps to the other rails meanwhile */
+    double rejoin_at;          /* not before */
+    double rejoin_backoff;     /* seconds, doubled by every failed attempt */
+    unsigned rejoins;          /* times re-established, for the verbose report */
+    bool no_rejoin;            /* closed for a malformed message: never re-established */
+} mca_btl_rwv_replay_t;
+
 typedef struct mca_btl_rwv_conn_t {
     struct mca_btl_base_endpoint_t *endpoint;
     mca_btl_rwv_rail_t *rail;
@@ -64,60 +129,13 @@ typedef struct mca_btl_rwv_conn_t {
     double deadline;           /* connect timeout, CLOCK_MONOTONIC seconds */
     uint32_t attempt;          /* the request's that made this connection: replays name it */
     uint32_t id;               /* index in the module's connection table */
-
-    /* receive ring, written by the peer: slots, then the credit word */
-    unsigned char *ring;
-    size_t ring_bytes;
-    void *ring_mr;
-    uint64_t ring_rkey;
-    bool notify_imm;           /* we asked for immediate data */
-    uint64_t recv_seq;         /* messages consumed from our ring */
-    uint64_t imm_seen;         /* immediate-data events for our ring (cq mode) */
-    uint64_t credits_reported; /* recv_seq last told to the peer */
-
-    /* the peer's ring, which we write into */
-    uint64_t peer_ring_raddr;
-    uint64_t peer_ring_rkey;
-    unsigned char *peer_ring;  /* the same ring in our mapping of a same-node peer's rings: stores, not writes */
-    uint16_t peer_shm_slot;
-    uint32_t peer_slots;
-    uint32_t peer_slot_size;
-    uint32_t peer_conn_id;
-    uint8_t peer_rail;         /* the peer's index of this rail (replays name it) */
-    bool peer_notify_imm;
-    uint64_t send_seq;         /* messages written into the peer's ring */
-    uint64_t peer_consumed;    /* of those, how many the peer has consumed */
-
     opal_list_t pending;       /* frags waiting for the connection or for credits */
-    /* frags written but not yet consumed by the peer, kept while another rail
-     * could replay them (multi-rail peers only), oldest first */
-    opal_list_t unacked;
-    /* striping (btl_rwv_stripe.c): the rail's bandwidth to this peer, the
-     * put/get pieces outstanding on it and since when it has had some, and
-     * the fading sums of bytes delivered and busy time that measure it */
-    double bandwidth;          /* bytes per microsecond, measured or configured */
-    bool measured;             /* bandwidth is this rail's own measurement */
-    int pieces_out;
-    size_t bytes_out;
-    double busy_since;
-    double meter_bytes;
-    double meter_busy;
-    uint64_t rdma_bytes;       /* put or got on this rail, for the verbose report */
-    /* a failed rail to a peer still reachable is reported a little later,
-     * and only if the peer is still reachable then: a peer that dies
-     * closes every rail, and one message about its death says it all */
-    char failed_why[96];
-    uint8_t *replayed;         /* once failed: replays of its messages delivered, by seq after recv_seq */
-    double warn_at;            /* 0: nothing to report */
-    /* a failed rail to a live peer is re-established once its link is up
-     * and the failover is done with it (btl_rwv_failover.c); replays of
-     * the connection before still arrive meanwhile */
-    mca_btl_rwv_replay_window_t before;
-    bool rejoining;            /* being re-established: traffic keeps to the other rails meanwhile */
-    double rejoin_at;          /* not before */
-    double rejoin_backoff;     /* seconds, doubled by every failed attempt */
-    unsigned rejoins;          /* times re-established, for the verbose report */
-    bool no_rejoin;            /* closed for a malformed message: never re-established */
+
+    mca_btl_rwv_local_ring_t local;
+    mca_btl_rwv_peer_ring_t peer;
+    mca_btl_rwv_meter_t meter;
+    mca_btl_rwv_replay_t replay;
+
     /* small puts injected here, kept until a later delivered write on this
      * stream confirms them (btl_rwv_rdma.c) */
     opal_list_t kept_puts;

@@ -10,7 +10,7 @@
  * on it with an error; each of those comes back here.
  *
  *   queued messages    never left: they go out on another rail
- *   eager messages     kept (conn->unacked) until the peer reports it has
+ *   eager messages     kept (conn->replay.unacked) until the peer reports it has
  *                      consumed them; those it may not have consumed are
  *                      sent again on another rail marked REPLAY with the
  *                      rail they were first written on and their sequence
@@ -57,15 +57,15 @@
 
 void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn)
 {
-    while (!opal_list_is_empty (&conn->unacked)) {
-        mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_get_first (&conn->unacked);
+    while (!opal_list_is_empty (&conn->replay.unacked)) {
+        mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_get_first (&conn->replay.unacked);
 
-        if (frag->seq > conn->peer_consumed) {
+        if (frag->seq > conn->peer.consumed) {
             return;
         }
         /* consumed, so what went before it on this stream has landed */
         mca_btl_rwv_conn_confirm_puts (conn, frag->puts_before + 1);
-        opal_list_remove_first (&conn->unacked);
+        opal_list_remove_first (&conn->replay.unacked);
         mca_btl_rwv_frag_drop (frag, &frag->retained);
     }
 }
@@ -77,12 +77,12 @@ static void mca_btl_rwv_replay (mca_btl_rwv_frag_t *frag)
     mca_btl_rwv_conn_t *failed = frag->conn;
 
     if (frag->retained) {
-        opal_list_remove_item (&failed->unacked, &frag->base.super.super);
+        opal_list_remove_item (&failed->replay.unacked, &frag->base.super.super);
         frag->retained = false;
     }
     if (!(frag->hdr_flags & MCA_BTL_RWV_HDR_FLAG_REPLAY)) {
         frag->hdr_flags |= MCA_BTL_RWV_HDR_FLAG_REPLAY;
-        frag->replay_rail = failed->peer_rail;
+        frag->replay_rail = failed->peer.rail;
         frag->replay_attempt = failed->attempt;
         frag->replay_seq = frag->seq;
     }
@@ -106,7 +106,7 @@ bool mca_btl_rwv_frag_failover (mca_btl_rwv_frag_t *frag, int status)
     }
     /* only a kept frag can be replayed, and only to a peer still reachable;
      * otherwise the frag stays in flight until its completion is handled */
-    if (frag->retained && !conn->endpoint->failed && frag->seq > conn->peer_consumed) {
+    if (frag->retained && !conn->endpoint->failed && frag->seq > conn->peer.consumed) {
         frag->in_flight = false;
         mca_btl_rwv_replay (frag);
         replayed = true;
@@ -123,8 +123,8 @@ void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why)
     mca_btl_rwv_frag_t *frag, *next;
     opal_list_t queued;
 
-    snprintf (conn->failed_why, sizeof (conn->failed_why), "%s", why);
-    conn->warn_at = mca_btl_rwv_now () + MCA_BTL_RWV_REPORT_DELAY;
+    snprintf (conn->replay.failed_why, sizeof (conn->replay.failed_why), "%s", why);
+    conn->replay.warn_at = mca_btl_rwv_now () + MCA_BTL_RWV_REPORT_DELAY;
     mca_btl_rwv_component.module->reports_pending++;
 
     /* what never left: off this connection first, so none comes back to it */
@@ -142,7 +142,7 @@ void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why)
     /* what the peer may not have consumed; frags still in the transport
      * come back with an error and are replayed from mca_btl_rwv_frag_failover */
     mca_btl_rwv_conn_release_acked (conn);
-    OPAL_LIST_FOREACH_SAFE(frag, next, &conn->unacked, mca_btl_rwv_frag_t) {
+    OPAL_LIST_FOREACH_SAFE(frag, next, &conn->replay.unacked, mca_btl_rwv_frag_t) {
         if (!frag->in_flight) {
             mca_btl_rwv_replay (frag);
         }
@@ -184,9 +184,9 @@ const char *mca_btl_rwv_replay_check (mca_btl_rwv_conn_t *conn, uint8_t rail, ui
         if (MCA_BTL_RWV_CONN_FAILED != failed->state) {
             mca_btl_rwv_conn_failed (failed, "the peer reported that this rail failed");
         }
-        *duplicate = mca_btl_rwv_replay_seen (failed->recv_seq, &failed->replayed, seq);
-    } else if (NULL != failed && 0 != attempt && attempt == failed->before.attempt) {
-        *duplicate = mca_btl_rwv_replay_seen (failed->before.recv_seq, &failed->before.seen, seq);
+        *duplicate = mca_btl_rwv_replay_seen (failed->local.recv_seq, &failed->replay.seen, seq);
+    } else if (NULL != failed && 0 != attempt && attempt == failed->replay.before.attempt) {
+        *duplicate = mca_btl_rwv_replay_seen (failed->replay.before.recv_seq, &failed->replay.before.seen, seq);
     } else {
         /* a member's replays name one of the two; a third could only be a
          * replay held back across two failures of the rail, never seen */
@@ -250,16 +250,16 @@ void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now)
         mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
         mca_btl_rwv_endpoint_t *endpoint;
 
-        if (NULL == conn || 0 == conn->warn_at || now < conn->warn_at) {
+        if (NULL == conn || 0 == conn->replay.warn_at || now < conn->replay.warn_at) {
             continue;
         }
-        conn->warn_at = 0;
+        conn->replay.warn_at = 0;
         module->reports_pending--;
         endpoint = conn->endpoint;
         if (!endpoint->failed) {
             opal_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, opal_proc_local_get ()->proc_hostname,
                             mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
-                            conn->rail->name, conn->failed_why, mca_btl_rwv_endpoint_live_rails (endpoint, NULL));
+                            conn->rail->name, conn->replay.failed_why, mca_btl_rwv_endpoint_live_rails (endpoint, NULL));
         }
     }
 }
@@ -298,8 +298,8 @@ void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now)
  * given back what it held). */
 bool mca_btl_rwv_conn_quiescent (mca_btl_rwv_conn_t *conn)
 {
-    return !conn->no_rejoin && opal_list_is_empty (&conn->pending) && opal_list_is_empty (&conn->unacked) &&
-           opal_list_is_empty (&conn->kept_puts) && 0 == conn->pieces_out;
+    return !conn->replay.no_rejoin && opal_list_is_empty (&conn->pending) && opal_list_is_empty (&conn->replay.unacked) &&
+           opal_list_is_empty (&conn->kept_puts) && 0 == conn->meter.pieces_out;
 }
 
 /* Only the higher rank re-establishes a rail, the side that wins when
@@ -311,17 +311,17 @@ bool mca_btl_rwv_conn_may_rejoin (mca_btl_rwv_conn_t *conn, double now)
     return MCA_BTL_RWV_CONN_FAILED == conn->state && !conn->endpoint->failed &&
            opal_compare_proc (opal_proc_local_get ()->proc_name, conn->endpoint->proc->proc_name) > 0 &&
            mca_btl_rwv_endpoint_multirail (conn->endpoint) && !rail->down && 0 == rail->link_lost_at &&
-           now >= conn->rejoin_at && mca_btl_rwv_conn_quiescent (conn);
+           now >= conn->replay.rejoin_at && mca_btl_rwv_conn_quiescent (conn);
 }
 
 /* The failed connection's replay record moves aside for the new one. */
 void mca_btl_rwv_conn_rejoin_prepare (mca_btl_rwv_conn_t *conn)
 {
-    free (conn->before.seen);
-    conn->before = (mca_btl_rwv_replay_window_t) {.attempt = conn->attempt, .recv_seq = conn->recv_seq,
-                                                  .seen = conn->replayed};
-    conn->replayed = NULL;
-    conn->rejoining = true;
+    free (conn->replay.before.seen);
+    conn->replay.before = (mca_btl_rwv_replay_window_t) {.attempt = conn->attempt, .recv_seq = conn->local.recv_seq,
+                                                  .seen = conn->replay.seen};
+    conn->replay.seen = NULL;
+    conn->replay.rejoining = true;
 }
 
 /* Each failure waits twice as long as the one before to rejoin (1 s to
@@ -329,15 +329,15 @@ void mca_btl_rwv_conn_rejoin_prepare (mca_btl_rwv_conn_t *conn)
  * attempt a minute at most. */
 void mca_btl_rwv_conn_rejoin_later (mca_btl_rwv_conn_t *conn)
 {
-    conn->rejoin_backoff = conn->rejoin_backoff <= 0 ? 1.0 : conn->rejoin_backoff >= 32.0 ? 64.0 : 2 * conn->rejoin_backoff;
-    conn->rejoin_at = mca_btl_rwv_now () + conn->rejoin_backoff;
+    conn->replay.rejoin_backoff = conn->replay.rejoin_backoff <= 0 ? 1.0 : conn->replay.rejoin_backoff >= 32.0 ? 64.0 : 2 * conn->replay.rejoin_backoff;
+    conn->replay.rejoin_at = mca_btl_rwv_now () + conn->replay.rejoin_backoff;
 }
 
 void mca_btl_rwv_conn_rejoined (mca_btl_rwv_conn_t *conn)
 {
-    conn->rejoining = false;
-    conn->rejoin_backoff = 0;
-    conn->rejoins++;
+    conn->replay.rejoining = false;
+    conn->replay.rejoin_backoff = 0;
+    conn->replay.rejoins++;
     opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
                          "btl/rwv: %s: the rail to %s (%s) is re-established", conn->rail->name,
                          mca_btl_rwv_peer_host (conn->endpoint), OPAL_NAME_PRINT(conn->endpoint->proc->proc_name));

@@ -57,10 +57,10 @@ static int mca_btl_rwv_marker_post (mca_btl_rwv_module_t *module, mca_btl_rwv_co
 
     if (rail->reads_after_writes) {
         return rail->ops->read (conn, module->marker->buf, sizeof (uint64_t), desc, mca_btl_rwv_marker_raddr (conn),
-                                conn->peer_ring_rkey, &marker->op);
+                                conn->peer.ring_rkey, &marker->op);
     }
     return rail->ops->write (conn, module->marker->buf, sizeof (uint64_t), desc, mca_btl_rwv_marker_raddr (conn),
-                             conn->peer_ring_rkey, false, 0, true, &marker->op);
+                             conn->peer.ring_rkey, false, 0, true, &marker->op);
 }
 
 /* A failed rail needs no marker: its puts moved to another rail and are counted there. */

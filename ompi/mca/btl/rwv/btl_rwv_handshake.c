@@ -28,28 +28,28 @@ static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rw
     memset (cm, 0, sizeof (*cm));
     cm->magic = MCA_BTL_RWV_CM_MAGIC;
     cm->version = MCA_BTL_RWV_CM_VERSION;
-    cm->notify_imm = conn->notify_imm;
+    cm->notify_imm = conn->local.notify_imm;
     cm->rail = (uint8_t) conn->rail->index;
     cm->name = opal_proc_local_get ()->proc_name;
-    cm->ring_raddr = mca_btl_rwv_rail_raddr (conn->rail, (uint64_t) (uintptr_t) conn->ring,
-                                             (uint64_t) (uintptr_t) conn->ring);
-    cm->ring_rkey = conn->ring_rkey;
+    cm->ring_raddr = mca_btl_rwv_rail_raddr (conn->rail, (uint64_t) (uintptr_t) conn->local.ring,
+                                             (uint64_t) (uintptr_t) conn->local.ring);
+    cm->ring_rkey = conn->local.ring_rkey;
     cm->slots = (uint32_t) mca_btl_rwv_component.eager_slots;
     cm->slot_size = (uint32_t) mca_btl_rwv_component.eager_slot_size;
     cm->conn_id = conn->id;
-    cm->shm_slot = mca_btl_rwv_ring_shm_slot (conn->ring);
+    cm->shm_slot = mca_btl_rwv_ring_shm_slot (conn->local.ring);
 }
 
 static void mca_btl_rwv_conn_take_peer_cm (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_cm_data_t *cm)
 {
-    conn->peer_ring_raddr = cm->ring_raddr;
-    conn->peer_ring_rkey = cm->ring_rkey;
-    conn->peer_slots = cm->slots;
-    conn->peer_slot_size = cm->slot_size;
-    conn->peer_conn_id = cm->conn_id;
-    conn->peer_rail = cm->rail;
-    conn->peer_notify_imm = cm->notify_imm;
-    conn->peer_shm_slot = cm->shm_slot;
+    conn->peer.ring_raddr = cm->ring_raddr;
+    conn->peer.ring_rkey = cm->ring_rkey;
+    conn->peer.slots = cm->slots;
+    conn->peer.slot_size = cm->slot_size;
+    conn->peer.conn_id = cm->conn_id;
+    conn->peer.rail = cm->rail;
+    conn->peer.notify_imm = cm->notify_imm;
+    conn->peer.shm_slot = cm->shm_slot;
     mca_btl_rwv_shm_attach (conn);
 }
 
@@ -67,12 +67,12 @@ static const mca_btl_rwv_cm_data_t *mca_btl_rwv_cm_check (const void *data, size
 /* A fresh start on this connection: new ring contents, counters from zero. */
 static void mca_btl_rwv_conn_reset (mca_btl_rwv_conn_t *conn)
 {
-    memset (conn->ring, 0, conn->ring_bytes);
-    conn->recv_seq = conn->imm_seen = conn->credits_reported = 0;
-    conn->send_seq = conn->peer_consumed = 0;
-    conn->rdma_bytes = 0;
+    memset (conn->local.ring, 0, conn->local.ring_bytes);
+    conn->local.recv_seq = conn->local.imm_seen = conn->local.credits_reported = 0;
+    conn->peer.send_seq = conn->peer.consumed = 0;
+    conn->meter.rdma_bytes = 0;
     conn->may_send = false;
-    conn->notify_imm = mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_CQ ||
+    conn->local.notify_imm = mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_CQ ||
         (mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_AUTO && !conn->rail->ordered_placement);
 }
 
@@ -269,7 +269,7 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
         }
         mca_btl_rwv_conn_take_peer_cm (conn, cm);
         conn->state = MCA_BTL_RWV_CONN_CONNECTED;
-        if (conn->rejoining) {
+        if (conn->replay.rejoining) {
             mca_btl_rwv_conn_rejoined (conn);
         }
         /* the active side speaks first */
@@ -282,7 +282,7 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
     } else if (MCA_BTL_RWV_CONN_ACCEPTING == conn->state) {
         /* wait for the active side's first message before sending */
         conn->state = MCA_BTL_RWV_CONN_CONNECTED;
-        if (conn->rejoining) {
+        if (conn->replay.rejoining) {
             mca_btl_rwv_conn_rejoined (conn);
         }
     }

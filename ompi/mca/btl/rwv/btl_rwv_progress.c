@@ -72,7 +72,7 @@ static int rwv_poll_rings (mca_btl_rwv_module_t *module, bool *cq_wanted)
         if (NULL == conn) {
             continue;
         }
-        cq_wanted[conn->rail->index] |= NULL == conn->peer_ring;
+        cq_wanted[conn->rail->index] |= NULL == conn->peer.ring;
         if (MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
             count += mca_btl_rwv_conn_poll_ring (conn);
         }

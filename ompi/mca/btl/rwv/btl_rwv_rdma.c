@@ -66,7 +66,7 @@ static bool mca_btl_rwv_put_inject (mca_btl_rwv_conn_t *conn, void *local_addres
     if (mca_btl_rwv_endpoint_puts_delivered (conn->endpoint) || size > rail->inject_size ||
         OPAL_SUCCESS != rail->ops->inject_write (conn, local_address, size,
                                                  mca_btl_rwv_rail_raddr (rail, remote_handle->base, remote_address),
-                                                 remote_handle->rkey[conn->peer_rail], false, 0)) {
+                                                 remote_handle->rkey[conn->peer.rail], false, 0)) {
         return false;
     }
     conn->unflushed = true;
@@ -116,7 +116,7 @@ static int mca_btl_rwv_put_small (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma
         OPAL_SUCCESS == rail->ops->inject_write (conn, copy->buf, request->size,
                                                  mca_btl_rwv_rail_raddr (rail, request->remote_handle.base,
                                                                          request->remote_address),
-                                                 request->remote_handle.rkey[conn->peer_rail], false, 0)) {
+                                                 request->remote_handle.rkey[conn->peer.rail], false, 0)) {
         opal_list_append (&conn->kept_puts, &request->super.super);
         return OPAL_SUCCESS;
     }

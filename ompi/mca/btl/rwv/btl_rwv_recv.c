@@ -42,7 +42,7 @@ void mca_btl_rwv_conn_malformed (mca_btl_rwv_conn_t *conn, const char *what)
                     mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
                     conn->rail->name, what);
     mca_btl_rwv_conn_failed (conn, "it sent a malformed message");
-    conn->no_rejoin = true;
+    conn->replay.no_rejoin = true;
 }
 
 /* A request for memory this process did not register for it: refused,
@@ -72,7 +72,7 @@ static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, 
     if (hdr->flags & ~known) {
         return "a message with flags this version does not know";
     }
-    if (hdr->consumed > conn->send_seq) {
+    if (hdr->consumed > conn->peer.send_seq) {
         return "a credit for messages never sent to it";
     }
     if ((hdr->flags & MCA_BTL_RWV_HDR_FLAG_REPLAY) && hdr->replay_rail >= MCA_BTL_RWV_MAX_RAILS) {
@@ -89,23 +89,23 @@ static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn)
 {
     uint64_t raddr = mca_btl_rwv_peer_tail_raddr (conn, MCA_BTL_RWV_TAIL_CREDITS);
 
-    if (conn->recv_seq - conn->credits_reported < (uint64_t) mca_btl_rwv_component.eager_slots / 2 ||
+    if (conn->local.recv_seq - conn->local.credits_reported < (uint64_t) mca_btl_rwv_component.eager_slots / 2 ||
         !mca_btl_rwv_conn_ready (conn)) {
         return;
     }
-    if (OPAL_SUCCESS == mca_btl_rwv_ring_inject (conn, &conn->recv_seq, sizeof (conn->recv_seq), raddr, false, 0)) {
-        conn->credits_reported = conn->recv_seq;
+    if (OPAL_SUCCESS == mca_btl_rwv_ring_inject (conn, &conn->local.recv_seq, sizeof (conn->local.recv_seq), raddr, false, 0)) {
+        conn->local.credits_reported = conn->local.recv_seq;
     }
 }
 
 static mca_btl_rwv_eager_hdr_t *mca_btl_rwv_next_arrival (mca_btl_rwv_conn_t *conn)
 {
     size_t slot_size = (size_t) mca_btl_rwv_component.eager_slot_size;
-    size_t slot = conn->recv_seq % (uint64_t) mca_btl_rwv_component.eager_slots;
-    mca_btl_rwv_eager_hdr_t *hdr = (mca_btl_rwv_eager_hdr_t *) (conn->ring + (slot + 1) * slot_size - HDR_SIZE);
+    size_t slot = conn->local.recv_seq % (uint64_t) mca_btl_rwv_component.eager_slots;
+    mca_btl_rwv_eager_hdr_t *hdr = (mca_btl_rwv_eager_hdr_t *) (conn->local.ring + (slot + 1) * slot_size - HDR_SIZE);
 
-    if (conn->notify_imm ? conn->imm_seen <= conn->recv_seq
-                         : ((volatile mca_btl_rwv_eager_hdr_t *) hdr)->seq != conn->recv_seq + 1) {
+    if (conn->local.notify_imm ? conn->local.imm_seen <= conn->local.recv_seq
+                         : ((volatile mca_btl_rwv_eager_hdr_t *) hdr)->seq != conn->local.recv_seq + 1) {
         return NULL;
     }
     opal_atomic_rmb ();
@@ -152,8 +152,8 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
 
         MCA_BTL_RWV_LOCK(module);
         conn->may_send = true;
-        if (hdr->consumed > conn->peer_consumed && hdr->consumed <= conn->send_seq) {
-            conn->peer_consumed = hdr->consumed;
+        if (hdr->consumed > conn->peer.consumed && hdr->consumed <= conn->peer.send_seq) {
+            conn->peer.consumed = hdr->consumed;
             mca_btl_rwv_conn_release_acked (conn);
         }
         MCA_BTL_RWV_UNLOCK(module);
@@ -164,7 +164,7 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
             MCA_BTL_RWV_UNLOCK(module);
             return count;
         }
-        conn->recv_seq++;
+        conn->local.recv_seq++;
         MCA_BTL_RWV_UNLOCK(module);
         ++count;
     }

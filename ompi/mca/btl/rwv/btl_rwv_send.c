@@ -37,14 +37,14 @@ size_t mca_btl_rwv_ring_bytes (void)
 /* A word of our ring's tail, as the peer writes it. */
 static volatile uint64_t *mca_btl_rwv_tail_word (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word)
 {
-    return (volatile uint64_t *) (conn->ring + mca_btl_rwv_ring_tail ((uint64_t) mca_btl_rwv_component.eager_slots,
+    return (volatile uint64_t *) (conn->local.ring + mca_btl_rwv_ring_tail ((uint64_t) mca_btl_rwv_component.eager_slots,
                                                                      (uint64_t) mca_btl_rwv_component.eager_slot_size,
                                                                      word));
 }
 
 uint64_t mca_btl_rwv_peer_tail_raddr (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word)
 {
-    return conn->peer_ring_raddr + mca_btl_rwv_ring_tail (conn->peer_slots, conn->peer_slot_size, word);
+    return conn->peer.ring_raddr + mca_btl_rwv_ring_tail (conn->peer.slots, conn->peer.slot_size, word);
 }
 
 bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn)
@@ -66,28 +66,28 @@ static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
 {
     uint64_t reported = *mca_btl_rwv_tail_word (conn, MCA_BTL_RWV_TAIL_CREDITS);
 
-    if (OPAL_UNLIKELY(reported > conn->send_seq)) {
+    if (OPAL_UNLIKELY(reported > conn->peer.send_seq)) {
         mca_btl_rwv_conn_malformed (conn, "its credit word counts messages never sent to it");
         return false;
     }
-    if (reported > conn->peer_consumed) {
-        conn->peer_consumed = reported;
+    if (reported > conn->peer.consumed) {
+        conn->peer.consumed = reported;
         mca_btl_rwv_conn_release_acked (conn);
     }
-    return conn->send_seq - conn->peer_consumed < conn->peer_slots;
+    return conn->peer.send_seq - conn->peer.consumed < conn->peer.slots;
 }
 
 /* Where a message of `total' bytes must land to end at its slot's end. */
 static uint64_t mca_btl_rwv_slot_raddr (const mca_btl_rwv_conn_t *conn, size_t total)
 {
-    uint64_t slot = conn->send_seq % conn->peer_slots;
+    uint64_t slot = conn->peer.send_seq % conn->peer.slots;
 
-    return conn->peer_ring_raddr + (slot + 1) * conn->peer_slot_size - total;
+    return conn->peer.ring_raddr + (slot + 1) * conn->peer.slot_size - total;
 }
 
 static uint32_t mca_btl_rwv_imm (const mca_btl_rwv_conn_t *conn)
 {
-    return (conn->peer_conn_id << 16) | (uint32_t) (conn->send_seq % conn->peer_slots);
+    return (conn->peer.conn_id << 16) | (uint32_t) (conn->peer.send_seq % conn->peer.slots);
 }
 
 /* The header of our next message on CONN; REPLAY: the frag it carries
@@ -96,7 +96,7 @@ static mca_btl_rwv_eager_hdr_t mca_btl_rwv_header (const mca_btl_rwv_conn_t *con
                                                    uint8_t flags, const mca_btl_rwv_frag_t *replay)
 {
     mca_btl_rwv_eager_hdr_t hdr = {
-        .len = (uint32_t) len, .tag = tag, .flags = flags, .consumed = conn->recv_seq, .seq = conn->send_seq + 1,
+        .len = (uint32_t) len, .tag = tag, .flags = flags, .consumed = conn->local.recv_seq, .seq = conn->peer.send_seq + 1,
     };
     static bool faulted;
 
@@ -106,7 +106,7 @@ static mca_btl_rwv_eager_hdr_t mca_btl_rwv_header (const mca_btl_rwv_conn_t *con
         hdr.replay_seq = (uint32_t) replay->replay_seq;
     }
     if (OPAL_UNLIKELY(MCA_BTL_RWV_TEST_FAULT_RING_LEN == mca_btl_rwv_component.test_fault) && !faulted &&
-        conn->send_seq >= 10) {
+        conn->peer.send_seq >= 10) {
         faulted = true;
         hdr.len = 0xfffffff0u;
     }
@@ -126,11 +126,11 @@ static size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char *buf, s
 int mca_btl_rwv_ring_inject (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr, bool with_imm,
                              uint32_t imm)
 {
-    if (NULL != conn->peer_ring) {
+    if (NULL != conn->peer.ring) {
         mca_btl_rwv_shm_store (conn, buf, len, raddr);
         return OPAL_SUCCESS;
     }
-    return conn->rail->ops->inject_write (conn, buf, len, raddr, conn->peer_ring_rkey, with_imm, imm);
+    return conn->rail->ops->inject_write (conn, buf, len, raddr, conn->peer.ring_rkey, with_imm, imm);
 }
 
 /* A write into the peer's ring that completes through OP: over the rail,
@@ -139,12 +139,12 @@ int mca_btl_rwv_ring_inject (mca_btl_rwv_conn_t *conn, const void *buf, size_t l
 static int mca_btl_rwv_ring_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
                                    mca_btl_rwv_op_t *op)
 {
-    if (NULL != conn->peer_ring) {
+    if (NULL != conn->peer.ring) {
         mca_btl_rwv_shm_store (conn, buf, len, raddr);
         opal_list_append (&mca_btl_rwv_component.module->stored, &op->super.super);
         return OPAL_SUCCESS;
     }
-    return conn->rail->ops->write (conn, buf, len, desc, raddr, conn->peer_ring_rkey, conn->peer_notify_imm,
+    return conn->rail->ops->write (conn, buf, len, desc, raddr, conn->peer.ring_rkey, conn->peer.notify_imm,
                                    mca_btl_rwv_imm (conn), false, op);
 }
 
@@ -169,8 +169,8 @@ int mca_btl_rwv_complete_stored (mca_btl_rwv_module_t *module)
 
 static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
 {
-    conn->send_seq++;
-    conn->credits_reported = conn->recv_seq;
+    conn->peer.send_seq++;
+    conn->local.credits_reported = conn->local.recv_seq;
 }
 
 /* To a peer with other rails, the frag stays until the peer has consumed
@@ -182,7 +182,7 @@ static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t 
     int rc;
 
     frag->conn = conn;
-    frag->seq = conn->send_seq + 1;
+    frag->seq = conn->peer.send_seq + 1;
     frag->puts_before = conn->small_puts;
     frag->in_flight = true;
     rc = mca_btl_rwv_ring_write (conn, frag->buf, total, frag->reg->desc[rail->index],
@@ -194,7 +194,7 @@ static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t 
     mca_btl_rwv_sent (conn);
     if (mca_btl_rwv_endpoint_multirail (conn->endpoint)) {
         frag->retained = true;
-        opal_list_append (&conn->unacked, &frag->base.super.super);
+        opal_list_append (&conn->replay.unacked, &frag->base.super.super);
     }
     return OPAL_SUCCESS;
 }
@@ -206,7 +206,7 @@ static int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, siz
     size_t total = mca_btl_rwv_build (conn, buf, len, tag, flags, NULL);
     int rc;
 
-    rc = mca_btl_rwv_ring_inject (conn, buf, total, mca_btl_rwv_slot_raddr (conn, total), conn->peer_notify_imm,
+    rc = mca_btl_rwv_ring_inject (conn, buf, total, mca_btl_rwv_slot_raddr (conn, total), conn->peer.notify_imm,
                                   mca_btl_rwv_imm (conn));
     if (OPAL_SUCCESS == rc) {
         mca_btl_rwv_sent (conn);
@@ -334,7 +334,7 @@ static void mca_btl_rwv_store_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t
     uint64_t raddr = mca_btl_rwv_slot_raddr (conn, MCA_BTL_RWV_PAD8(len) + HDR_SIZE);
     mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, 0, NULL);
 
-    mca_btl_rwv_pack_inline (conn->peer_ring + (raddr - conn->peer_ring_raddr), convertor, header, header_size,
+    mca_btl_rwv_pack_inline (conn->peer.ring + (raddr - conn->peer.ring_raddr), convertor, header, header_size,
                              payload_size);
     mca_btl_rwv_shm_store (conn, &hdr, HDR_SIZE, raddr + MCA_BTL_RWV_PAD8(len));
     mca_btl_rwv_sent (conn);
@@ -359,11 +359,11 @@ static int mca_btl_rwv_inject_kept (mca_btl_rwv_module_t *module, mca_btl_rwv_co
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     frag->conn = conn;
-    frag->seq = conn->send_seq;
+    frag->seq = conn->peer.send_seq;
     frag->puts_before = conn->small_puts;
     frag->pml_done = true;
     frag->retained = true;
-    opal_list_append (&conn->unacked, &frag->base.super.super);
+    opal_list_append (&conn->replay.unacked, &frag->base.super.super);
     return OPAL_SUCCESS;
 }
 
@@ -389,7 +389,7 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
     if (NULL != conn && mca_btl_rwv_can_write_now (conn)) {
         bool small = MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->rail->inject_size;
 
-        if (NULL != conn->peer_ring) {
+        if (NULL != conn->peer.ring) {
             mca_btl_rwv_store_packed (conn, convertor, header, header_size, payload_size, tag);
             rc = OPAL_SUCCESS;
         } else if (small && !mca_btl_rwv_endpoint_multirail (endpoint)) {

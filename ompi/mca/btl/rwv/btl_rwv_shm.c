@@ -196,19 +196,19 @@ static unsigned char *rwv_shm_peer_rings (mca_btl_rwv_endpoint_t *endpoint)
 void mca_btl_rwv_shm_attach (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
-    uint64_t ring_bytes = mca_btl_rwv_ring_size (conn->peer_slots, conn->peer_slot_size);
+    uint64_t ring_bytes = mca_btl_rwv_ring_size (conn->peer.slots, conn->peer.slot_size);
     unsigned char *rings;
 
-    conn->peer_ring = NULL;
-    if (0 == endpoint->cma_pid || 0 == conn->peer_shm_slot || conn->peer_notify_imm ||
+    conn->peer.ring = NULL;
+    if (0 == endpoint->cma_pid || 0 == conn->peer.shm_slot || conn->peer.notify_imm ||
         NULL == (rings = rwv_shm_peer_rings (endpoint))) {
         return;
     }
     /* never trust the peer's numbers: the whole ring must be in its slot */
-    if (conn->peer_shm_slot > endpoint->peer_card.slots || ring_bytes > endpoint->peer_card.slot_bytes) {
+    if (conn->peer.shm_slot > endpoint->peer_card.slots || ring_bytes > endpoint->peer_card.slot_bytes) {
         return;
     }
-    conn->peer_ring = rings + (size_t) (conn->peer_shm_slot - 1) * endpoint->peer_card.slot_bytes;
+    conn->peer.ring = rings + (size_t) (conn->peer.shm_slot - 1) * endpoint->peer_card.slot_bytes;
     opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                          "btl/rwv: %s: messages to process %d on this node are stores into its shared ring",
                          conn->rail->name, (int) endpoint->cma_pid);
@@ -224,7 +224,7 @@ void mca_btl_rwv_shm_release (mca_btl_rwv_endpoint_t *endpoint)
 
 void mca_btl_rwv_shm_store (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr)
 {
-    unsigned char *dst = conn->peer_ring + (raddr - conn->peer_ring_raddr);
+    unsigned char *dst = conn->peer.ring + (raddr - conn->peer.ring_raddr);
 
     if (len > sizeof (uint64_t)) {
         memcpy (dst, buf, len - sizeof (uint64_t));

@@ -41,8 +41,8 @@
 static void mca_btl_rwv_stripe_age (mca_btl_rwv_conn_t **left_out, int n, double slowest_kept)
 {
     for (int i = 0 ; i < n ; ++i) {
-        if (left_out[i]->rail->bandwidth <= 0 && left_out[i]->bandwidth < slowest_kept) {
-            left_out[i]->bandwidth *= 1.01;
+        if (left_out[i]->rail->bandwidth <= 0 && left_out[i]->meter.bandwidth < slowest_kept) {
+            left_out[i]->meter.bandwidth *= 1.01;
         }
     }
 }
@@ -50,7 +50,7 @@ static void mca_btl_rwv_stripe_age (mca_btl_rwv_conn_t **left_out, int n, double
 /* Microseconds the rail needs for what it already carries. */
 static double mca_btl_rwv_backlog (const mca_btl_rwv_conn_t *conn)
 {
-    return (double) conn->bytes_out / conn->bandwidth;
+    return (double) conn->meter.bytes_out / conn->meter.bandwidth;
 }
 
 /* Move the k rails that will be free soonest to the front (ties: the faster). */
@@ -62,7 +62,7 @@ static void mca_btl_rwv_stripe_soonest (mca_btl_rwv_conn_t **conns, int n, int k
         for (int j = i + 1 ; j < n ; ++j) {
             double dj = mca_btl_rwv_backlog (conns[j]), db = mca_btl_rwv_backlog (conns[best]);
 
-            if (dj < db || (dj == db && conns[j]->bandwidth > conns[best]->bandwidth)) {
+            if (dj < db || (dj == db && conns[j]->meter.bandwidth > conns[best]->meter.bandwidth)) {
                 best = j;
             }
         }
@@ -83,12 +83,12 @@ static bool mca_btl_rwv_stripe_shares (mca_btl_rwv_conn_t **conns, int k, size_t
     size_t given = 0;
 
     for (int i = 0 ; i < k ; ++i) {
-        bw += conns[i]->bandwidth;
-        out += (double) conns[i]->bytes_out;
+        bw += conns[i]->meter.bandwidth;
+        out += (double) conns[i]->meter.bytes_out;
     }
     finish = ((double) size + out) / bw;
     for (int i = 0 ; i < k - 1 ; ++i) {
-        double share = finish * conns[i]->bandwidth - (double) conns[i]->bytes_out;
+        double share = finish * conns[i]->meter.bandwidth - (double) conns[i]->meter.bytes_out;
 
         if (share < (double) min_piece) {
             return false;
@@ -124,9 +124,9 @@ int mca_btl_rwv_stripe_plan (mca_btl_rwv_conn_t **conns, int n, size_t size, siz
         mca_btl_rwv_stripe_soonest (conns, n, 1);
         lens[0] = size;
     }
-    slowest = conns[0]->bandwidth;
+    slowest = conns[0]->meter.bandwidth;
     for (int i = 1 ; i < k ; ++i) {
-        slowest = conns[i]->bandwidth < slowest ? conns[i]->bandwidth : slowest;
+        slowest = conns[i]->meter.bandwidth < slowest ? conns[i]->meter.bandwidth : slowest;
     }
     mca_btl_rwv_stripe_age (conns + k, n - k, slowest);
     return k;
@@ -146,18 +146,18 @@ static void mca_btl_rwv_conn_first_estimate (mca_btl_rwv_conn_t *conn, double es
     for (int i = 0 ; i < endpoint->num_rails ; ++i) {
         mca_btl_rwv_conn_t *other = endpoint->conns[endpoint->rails[i]];
 
-        if (NULL != other && !other->measured) {
-            other->bandwidth = estimate;
+        if (NULL != other && !other->meter.measured) {
+            other->meter.bandwidth = estimate;
         }
     }
-    conn->measured = true;
+    conn->meter.measured = true;
 }
 
 static void mca_btl_rwv_conn_busy (mca_btl_rwv_conn_t *conn, size_t bytes)
 {
-    conn->bytes_out += bytes;
-    if (0 == conn->pieces_out++) {
-        conn->busy_since = mca_btl_rwv_now ();
+    conn->meter.bytes_out += bytes;
+    if (0 == conn->meter.pieces_out++) {
+        conn->meter.busy_since = mca_btl_rwv_now ();
     }
 }
 
@@ -165,23 +165,23 @@ static void mca_btl_rwv_conn_busy (mca_btl_rwv_conn_t *conn, size_t bytes)
  * MCA_BTL_RWV_MEASURE_MEMORY of busy time: their ratio is the rail's rate. */
 static void mca_btl_rwv_conn_delivered (mca_btl_rwv_conn_t *conn, size_t posted, size_t bytes)
 {
-    double now = mca_btl_rwv_now (), busy = now - conn->busy_since;
+    double now = mca_btl_rwv_now (), busy = now - conn->meter.busy_since;
     double fade = exp (-busy / MCA_BTL_RWV_MEASURE_MEMORY);
 
-    conn->pieces_out--;
-    conn->bytes_out -= posted;
-    conn->busy_since = now;
-    conn->rdma_bytes += bytes;
-    conn->meter_bytes = conn->meter_bytes * fade + (double) bytes;
-    conn->meter_busy = conn->meter_busy * fade + busy;
-    if (conn->rail->bandwidth > 0 || conn->meter_busy < MCA_BTL_RWV_MEASURE_MIN_BUSY ||
-        conn->meter_bytes < MCA_BTL_RWV_MEASURE_MIN) {
+    conn->meter.pieces_out--;
+    conn->meter.bytes_out -= posted;
+    conn->meter.busy_since = now;
+    conn->meter.rdma_bytes += bytes;
+    conn->meter.bytes = conn->meter.bytes * fade + (double) bytes;
+    conn->meter.busy = conn->meter.busy * fade + busy;
+    if (conn->rail->bandwidth > 0 || conn->meter.busy < MCA_BTL_RWV_MEASURE_MIN_BUSY ||
+        conn->meter.bytes < MCA_BTL_RWV_MEASURE_MIN) {
         return;
     }
-    if (!conn->measured) {
-        mca_btl_rwv_conn_first_estimate (conn, conn->meter_bytes / (conn->meter_busy * 1e6));
+    if (!conn->meter.measured) {
+        mca_btl_rwv_conn_first_estimate (conn, conn->meter.bytes / (conn->meter.busy * 1e6));
     }
-    conn->bandwidth = conn->meter_bytes / (conn->meter_busy * 1e6);
+    conn->meter.bandwidth = conn->meter.bytes / (conn->meter.busy * 1e6);
 }
 
 static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
@@ -193,7 +193,7 @@ static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
     void *local = (char *) request->local_address + piece->offset;
     void *desc = reg ? reg->desc[rail->index] : NULL;
     uint64_t raddr = mca_btl_rwv_rail_raddr (rail, request->remote_handle.base, request->remote_address + piece->offset);
-    uint64_t rkey = request->remote_handle.rkey[conn->peer_rail];
+    uint64_t rkey = request->remote_handle.rkey[conn->peer.rail];
 
     int rc;
 
