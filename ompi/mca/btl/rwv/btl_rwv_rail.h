@@ -139,8 +139,12 @@ static inline uint64_t mca_btl_rwv_rail_raddr (const mca_btl_rwv_rail_t *rail, u
 /* Backends add their rails after the `*num_rails' already found, skipping
  * the addresses those hold. */
 int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool thread_safe);
-/* Does a btl_rwv_if_include/exclude list name this interface or its network? */
+/* btl_rwv_rail.c: does one entry of a btl_rwv_if_include/exclude list,
+ * or any entry of LIST, name this interface or its network? */
+bool mca_btl_rwv_if_entry_matches (const char *entry, const char *ifname, const struct sockaddr_in *addr);
 bool mca_btl_rwv_if_listed (char **list, const char *ifname, const struct sockaddr_in *addr);
+/* btl_rwv_rail.c: the integer in a sysfs file, FALLBACK if none */
+int mca_btl_rwv_sysfs_int (const char *path, int fallback);
 /* btl_rwv_rail_verbs.c: OPAL_ERR_NOT_AVAILABLE once it has told the user
  * why no verbs rail could be made; `required' (btl_rwv_backend verbs)
  * also tells of a machine without RDMA devices */

@@ -32,34 +32,6 @@
 #include "btl_rwv_rail.h"
 #include "btl_rwv_rail_ofi.h"
 
-/* Does one entry of btl_tcp's syntax (an interface name or a CIDR network) match? */
-static bool ofi_if_entry_matches (const char *entry, const char *ifname, const struct sockaddr_in *addr)
-{
-    const char *slash = strchr (entry, '/');
-    char net[64];
-    struct in_addr in;
-    uint32_t mask;
-    size_t n;
-
-    if (NULL == slash) {
-        return 0 == strcmp (entry, ifname);
-    }
-    n = (size_t) (slash - entry) < sizeof (net) - 1 ? (size_t) (slash - entry) : sizeof (net) - 1;
-    memcpy (net, entry, n);
-    net[n] = '\0';
-    mask = mca_btl_rwv_netmask (atoi (slash + 1));
-    return 1 == inet_pton (AF_INET, net, &in) && (in.s_addr & mask) == (addr->sin_addr.s_addr & mask);
-}
-
-bool mca_btl_rwv_if_listed (char **list, const char *ifname, const struct sockaddr_in *addr)
-{
-    for (int i = 0 ; list && list[i] ; ++i) {
-        if (ofi_if_entry_matches (list[i], ifname, addr)) {
-            return true;
-        }
-    }
-    return false;
-}
 
 /* btl_rwv_if_include entries that name no rail found: say so, and go on
  * with the rails found. */
@@ -72,7 +44,7 @@ static void ofi_report_unmatched (char **if_inc, mca_btl_rwv_rail_t **rails, int
         for (int r = 0 ; r < num_rails && !found ; ++r) {
             struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = rails[r]->addr.ipv4};
 
-            found = ofi_if_entry_matches (if_inc[i], rails[r]->ifname, &addr);
+            found = mca_btl_rwv_if_entry_matches (if_inc[i], rails[r]->ifname, &addr);
         }
         for (int r = 0 ; r < num_rails && !found ; ++r) {
             size_t used = strlen (names);
@@ -142,22 +114,13 @@ static bool ofi_interface_of (uint32_t ipv4, char *name, size_t len)
     return found;
 }
 
-/* The NUMA node of the interface's device, -1 when it has none (veth, lo)
- * or the kernel does not know. */
+/* The NUMA node of the interface's device, -1 when it has none (veth, lo). */
 static int ofi_numa_node (const char *ifname)
 {
     char path[128];
-    int node = -1;
-    FILE *f;
 
     snprintf (path, sizeof (path), "/sys/class/net/%s/device/numa_node", ifname);
-    if (NULL != (f = fopen (path, "r"))) {
-        if (1 != fscanf (f, "%d", &node)) {
-            node = -1;
-        }
-        fclose (f);
-    }
-    return node;
+    return mca_btl_rwv_sysfs_int (path, -1);
 }
 
 static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)

@@ -20,6 +20,8 @@
  *                cost is a few work requests per peer, and a peer's
  *                receives cannot be exhausted by another's traffic
  *   completions  one CQ per rail for sends and receives, polled in progress
+ *
+ * Which addresses become rails: btl_rwv_rail_verbs_discover.c.
  */
 #include "opal_config.h"
 
@@ -44,36 +46,9 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_rail.h"
+#include "btl_rwv_rail_verbs.h"
 
-#define MCA_BTL_RWV_VERBS_SEND_DEPTH 512
-#define MCA_BTL_RWV_VERBS_RECVS 64
-#define MCA_BTL_RWV_VERBS_CQ_DEPTH 8192
-#define MCA_BTL_RWV_VERBS_INLINE 128
-#define MCA_BTL_RWV_VERBS_RESOLVE_MS 5000
-
-typedef struct mca_btl_rwv_verbs_rail_t {
-    mca_btl_rwv_rail_t super;
-    struct rdma_event_channel *channel;
-    struct rdma_cm_id *listen_id;
-    struct ibv_context *context;
-    struct ibv_pd *pd;
-    struct ibv_cq *cq;
-    char device[64];
-    uint8_t port;
-    opal_list_t dead;           /* queue pairs of failed connections, destroyed at close */
-} mca_btl_rwv_verbs_rail_t;
-
-/* One connection's queue pair and cm id. */
-typedef struct mca_btl_rwv_verbs_qp_t {
-    opal_list_item_t super;
-    struct rdma_cm_id *id;
-    mca_btl_rwv_conn_t *conn;   /* NULL once abandoned */
-    unsigned char cm[64];       /* our connection data, sent once the route is known */
-    size_t cm_len;
-} mca_btl_rwv_verbs_qp_t;
-static OBJ_CLASS_INSTANCE(mca_btl_rwv_verbs_qp_t, opal_list_item_t, NULL, NULL);
-
-static const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops;
+OBJ_CLASS_INSTANCE(mca_btl_rwv_verbs_qp_t, opal_list_item_t, NULL, NULL);
 
 static mca_btl_rwv_verbs_rail_t *verbs_rail (mca_btl_rwv_rail_t *rail)
 {
@@ -423,7 +398,7 @@ static bool verbs_link_up (mca_btl_rwv_rail_t *r)
     return 0 == ibv_query_port (rail->context, rail->port, &attr) && IBV_PORT_ACTIVE == attr.state;
 }
 
-static void verbs_close (mca_btl_rwv_rail_t *r)
+void mca_btl_rwv_verbs_rail_close (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_verbs_rail_t *rail = verbs_rail (r);
     mca_btl_rwv_verbs_qp_t *vqp;
@@ -451,7 +426,7 @@ static void verbs_close (mca_btl_rwv_rail_t *r)
     free (rail);
 }
 
-static const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops = {
+const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops = {
     .connect = verbs_connect,
     .accept = verbs_accept,
     .reject = verbs_reject,
@@ -464,162 +439,5 @@ static const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops = {
     .poll_completions = verbs_poll_completions,
     .poll_connections = verbs_poll_connections,
     .link_up = verbs_link_up,
-    .close = verbs_close,
+    .close = mca_btl_rwv_verbs_rail_close,
 };
-
-/* ------------------------------------------------------------ discovery */
-
-static int verbs_prefix_len (const struct sockaddr_in *mask)
-{
-    return __builtin_popcount (mask->sin_addr.s_addr);
-}
-
-/* The device's NUMA node, from sysfs; -1 when unknown (rxe has none). */
-static int verbs_numa_node (const char *device)
-{
-    char path[160];
-    FILE *f;
-    int node = -1;
-
-    snprintf (path, sizeof (path), "/sys/class/infiniband/%s/device/numa_node", device);
-    if (NULL != (f = fopen (path, "r"))) {
-        if (1 != fscanf (f, "%d", &node)) {
-            node = -1;
-        }
-        fclose (f);
-    }
-    return node;
-}
-
-/* A rail listening on `addr' if an active RDMA port holds it: binding a cm
- * id to the address names the device and port. */
-static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index)
-{
-    const struct sockaddr_in *addr = (const struct sockaddr_in *) ifa->ifa_addr;
-    mca_btl_rwv_verbs_rail_t *rail = calloc (1, sizeof (*rail));
-    struct sockaddr_in bind_addr = *addr;
-    struct ibv_port_attr port;
-    char ip[INET_ADDRSTRLEN];
-
-    if (NULL == rail) {
-        return NULL;
-    }
-    OBJ_CONSTRUCT(&rail->dead, opal_list_t);
-    rail->super.ops = &mca_btl_rwv_verbs_ops;
-    bind_addr.sin_port = 0;
-    rail->channel = rdma_create_event_channel ();
-    if (NULL == rail->channel || 0 != rdma_create_id (rail->channel, &rail->listen_id, NULL, RDMA_PS_TCP) ||
-        0 != rdma_bind_addr (rail->listen_id, (struct sockaddr *) &bind_addr) || NULL == rail->listen_id->verbs ||
-        0 != ibv_query_port (rail->listen_id->verbs, rail->listen_id->port_num, &port) ||
-        IBV_PORT_ACTIVE != port.state) {
-        verbs_close (&rail->super);
-        return NULL;
-    }
-    rail->context = rail->listen_id->verbs;
-    rail->port = rail->listen_id->port_num;
-    snprintf (rail->device, sizeof (rail->device), "%s", ibv_get_device_name (rail->context->device));
-    rail->pd = ibv_alloc_pd (rail->context);
-    rail->cq = rail->pd ? ibv_create_cq (rail->context, MCA_BTL_RWV_VERBS_CQ_DEPTH, NULL, NULL, 0) : NULL;
-    if (NULL == rail->cq || 0 != rdma_listen (rail->listen_id, 64) ||
-        0 != fcntl (rail->channel->fd, F_SETFL, fcntl (rail->channel->fd, F_GETFL) | O_NONBLOCK)) {
-        verbs_close (&rail->super);
-        return NULL;
-    }
-    rail->super.index = index;
-    rail->super.addr.ipv4 = addr->sin_addr.s_addr;
-    rail->super.addr.port = rdma_get_src_port (rail->listen_id);
-    rail->super.addr.prefix_len = (uint8_t) verbs_prefix_len ((const struct sockaddr_in *) ifa->ifa_netmask);
-    rail->super.addr.loopback = 0;
-    rail->super.inject_size = MCA_BTL_RWV_VERBS_INLINE;
-    rail->super.virt_addr = true;
-    /* RDMA writes may be placed out of order: eager messages use immediate data */
-    rail->super.ordered_placement = false;
-    rail->super.reads_after_writes = false;
-    rail->super.numa_node = verbs_numa_node (rail->device);
-    snprintf (rail->super.ifname, sizeof (rail->super.ifname), "%s", ifa->ifa_name);
-    inet_ntop (AF_INET, &addr->sin_addr, ip, sizeof (ip));
-    snprintf (rail->super.name, sizeof (rail->super.name), "verbs/%s:%u %s %s", rail->device, rail->port,
-              ifa->ifa_name, ip);
-    return &rail->super;
-}
-
-/* Locked memory: RDMA pins every registered page. */
-static bool verbs_memlock_ok (void)
-{
-    struct rlimit limit;
-
-    return 0 != getrlimit (RLIMIT_MEMLOCK, &limit) || RLIM_INFINITY == limit.rlim_cur ||
-        limit.rlim_cur >= (rlim_t) 64 << 20;
-}
-
-/* btl_rwv_if_include / _exclude apply to verbs rails too. */
-static bool verbs_if_wanted (const struct ifaddrs *ifa)
-{
-    mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
-    const struct sockaddr_in *addr = (const struct sockaddr_in *) ifa->ifa_addr;
-    char **list;
-    bool wanted = true;
-
-    if (NULL != c->if_include && *c->if_include) {
-        list = opal_argv_split (c->if_include, ',');
-        wanted = mca_btl_rwv_if_listed (list, ifa->ifa_name, addr);
-        opal_argv_free (list);
-    } else if (NULL != c->if_exclude && *c->if_exclude) {
-        list = opal_argv_split (c->if_exclude, ',');
-        wanted = !mca_btl_rwv_if_listed (list, ifa->ifa_name, addr);
-        opal_argv_free (list);
-    }
-    return wanted;
-}
-
-int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool required)
-{
-    struct ibv_device **devices;
-    struct ifaddrs *ifas, *ifa;
-    int ndev = 0, found = 0;
-
-    devices = ibv_get_device_list (&ndev);
-    if (NULL != devices) {
-        ibv_free_device_list (devices);
-    }
-    if (0 == ndev) {
-        if (!required) {
-            return OPAL_SUCCESS; /* the common case under auto: nothing to say */
-        }
-        opal_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, opal_proc_local_get ()->proc_hostname,
-                        "no RDMA device was found (ibv_get_device_list)",
-                        "Load the driver of the RDMA NIC, or rdma_rxe for soft-RoCE, or use btl_rwv_backend ofi");
-        return OPAL_ERR_NOT_AVAILABLE;
-    }
-    if (!verbs_memlock_ok ()) {
-        opal_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, opal_proc_local_get ()->proc_hostname,
-                        "the locked-memory limit (ulimit -l) is below 64 MiB",
-                        "Raise it (ulimit -l unlimited, or memlock in /etc/security/limits.conf)");
-        return OPAL_ERR_NOT_AVAILABLE;
-    }
-    if (0 != getifaddrs (&ifas)) {
-        return OPAL_ERROR;
-    }
-    for (ifa = ifas ; NULL != ifa && *num_rails < max_rails ; ifa = ifa->ifa_next) {
-        mca_btl_rwv_rail_t *rail;
-
-        if (NULL == ifa->ifa_addr || AF_INET != ifa->ifa_addr->sa_family || (ifa->ifa_flags & IFF_LOOPBACK) ||
-            NULL == ifa->ifa_netmask || !verbs_if_wanted (ifa)) {
-            continue;
-        }
-        rail = verbs_rail_open (ifa, *num_rails);
-        if (NULL != rail) {
-            rails[(*num_rails)++] = rail;
-            ++found;
-        }
-    }
-    freeifaddrs (ifas);
-    /* the user's interface lists may have left the RDMA ports out on purpose */
-    if (0 == found && !(*mca_btl_rwv_component.if_include || *mca_btl_rwv_component.if_exclude)) {
-        opal_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, opal_proc_local_get ()->proc_hostname,
-                        "RDMA devices exist, but no active port has an IPv4 address",
-                        "Bring a port up (ibstat, rdma link) and give its network interface an IPv4 address");
-        return OPAL_ERR_NOT_AVAILABLE;
-    }
-    return OPAL_SUCCESS;
-}

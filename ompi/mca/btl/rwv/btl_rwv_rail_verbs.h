@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * The native verbs backend's own objects, shared by its two files:
+ * btl_rwv_rail_verbs.c (connections, data, progress) and
+ * btl_rwv_rail_verbs_discover.c (which addresses become rails).
+ */
+#ifndef MCA_BTL_RWV_RAIL_VERBS_H
+#define MCA_BTL_RWV_RAIL_VERBS_H
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "opal/class/opal_list.h"
+
+#include "btl_rwv_rail.h"
+
+BEGIN_C_DECLS
+
+#define MCA_BTL_RWV_VERBS_SEND_DEPTH 512
+#define MCA_BTL_RWV_VERBS_RECVS 64
+#define MCA_BTL_RWV_VERBS_CQ_DEPTH 8192
+#define MCA_BTL_RWV_VERBS_INLINE 128
+#define MCA_BTL_RWV_VERBS_RESOLVE_MS 5000
+
+typedef struct mca_btl_rwv_verbs_rail_t {
+    mca_btl_rwv_rail_t super;
+    struct rdma_event_channel *channel;
+    struct rdma_cm_id *listen_id;
+    struct ibv_context *context;
+    struct ibv_pd *pd;
+    struct ibv_cq *cq;
+    char device[64];
+    uint8_t port;
+    opal_list_t dead;           /* queue pairs of failed connections, destroyed at close */
+} mca_btl_rwv_verbs_rail_t;
+
+/* One connection's queue pair and cm id. */
+typedef struct mca_btl_rwv_verbs_qp_t {
+    opal_list_item_t super;
+    struct rdma_cm_id *id;
+    struct mca_btl_rwv_conn_t *conn;   /* NULL once abandoned */
+    unsigned char cm[64];       /* our connection data, sent once the route is known */
+    size_t cm_len;
+} mca_btl_rwv_verbs_qp_t;
+OBJ_CLASS_DECLARATION(mca_btl_rwv_verbs_qp_t);
+
+
+/* btl_rwv_rail_verbs.c */
+extern const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops;
+void mca_btl_rwv_verbs_rail_close (mca_btl_rwv_rail_t *rail);
+
+END_C_DECLS
+
+#endif /* MCA_BTL_RWV_RAIL_VERBS_H */
