@@ -28,6 +28,7 @@
 
 #include "coll_rdmabar.h"
 #include "coll_rdmabar_request.h"
+#include "coll_rdmabar_nbc_layout.h"
 
 enum { RDMABAR_COPY, RDMABAR_RECV, RDMABAR_SEND };
 
@@ -40,19 +41,7 @@ typedef struct rdmabar_xfer_t {
     ompi_datatype_t *type, *dst_type;
 } rdmabar_xfer_t;
 
-/* Open MPI 4.1's MPI_I<coll> and MPI_<coll>_init wrappers treat every
- * collective request as an ompi_coll_base_nbc_request_t: they keep
- * user-defined ops and datatypes alive in its fields (a completion and a
- * free callback with data, two object pointers) until completion.  Its
- * header, coll_base_util.h, cannot be included (it needs op.h, which is not
- * installed), so this mirrors its layout; mca_coll_rdmabar_nbc_open checks
- * the size against libmpi's class before anything relies on it. */
-typedef struct mca_coll_rdmabar_nbc_base_t {
-    ompi_request_t super;
-    void *cb;
-    void *cb_data;
-    void *objs[2];
-} mca_coll_rdmabar_nbc_base_t;
+/* a collective request as libmpi's wrappers see it (coll_rdmabar_nbc_layout.h) */
 OBJ_CLASS_DECLARATION(ompi_coll_base_nbc_request_t);
 
 struct mca_coll_rdmabar_request_t {
@@ -116,14 +105,15 @@ static opal_list_t rdmabar_active;
 static opal_mutex_t rdmabar_active_lock;
 static bool rdmabar_progress_registered;
 
-/* false when this libmpi's collective request is not laid out as mirrored
- * above: rdmabar then supplies no nonblocking or persistent collective */
+/* false when configure found this libmpi's collective request laid out
+ * otherwise than coll_rdmabar_nbc_layout.h mirrors it: rdmabar then
+ * supplies no nonblocking or persistent collective */
 bool mca_coll_rdmabar_nbc_open (void)
 {
     OBJ_CONSTRUCT(&rdmabar_active, opal_list_t);
     OBJ_CONSTRUCT(&rdmabar_active_lock, opal_mutex_t);
     rdmabar_progress_registered = false;
-    return sizeof (mca_coll_rdmabar_nbc_base_t) == ompi_coll_base_nbc_request_t_class.cls_sizeof;
+    return 1 == RDMABAR_NBC_LAYOUT;
 }
 
 static int rdmabar_progress (void);

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/* The requests of the nonblocking and persistent collectives (coll_rdmabar_nbc_build.c). */
+#ifndef MCA_COLL_RDMABAR_NBC_BUILD_H
+#define MCA_COLL_RDMABAR_NBC_BUILD_H
+
+#include "coll_rdmabar_request.h"
+
+BEGIN_C_DECLS
+
+typedef struct ompi_communicator_t comm_t;
+
+int mca_coll_rdmabar_build_barrier (comm_t *comm, bool persistent, mca_coll_rdmabar_request_t **out);
+int mca_coll_rdmabar_build_bcast (void *buf, int count, ompi_datatype_t *type, int root, comm_t *comm, bool persistent,
+                                  mca_coll_rdmabar_request_t **out);
+int mca_coll_rdmabar_build_gather (const void *sbuf, int scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
+                                   int root, comm_t *comm, int tag, bool persistent, mca_coll_rdmabar_request_t **out);
+int mca_coll_rdmabar_build_scatter (const rdmabar_layout_t *s, void *rbuf, int rcount, ompi_datatype_t *rtype, int root,
+                                    comm_t *comm, int tag, bool persistent, mca_coll_rdmabar_request_t **out);
+int mca_coll_rdmabar_build_allgather (const void *sbuf, int scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
+                                      comm_t *comm, int tag, bool persistent, mca_coll_rdmabar_request_t **out);
+int mca_coll_rdmabar_build_alltoall (const rdmabar_layout_t *s, const rdmabar_layout_t *r, comm_t *comm, int tag,
+                                     bool persistent, mca_coll_rdmabar_request_t **out);
+int mca_coll_rdmabar_build_reduce (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+                                   int root, comm_t *comm, int tag, bool persistent, mca_coll_rdmabar_request_t **out);
+int mca_coll_rdmabar_build_scan (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+                                 bool inclusive, comm_t *comm, int tag, bool persistent,
+                                 mca_coll_rdmabar_request_t **out);
+int mca_coll_rdmabar_build_reduce_scatter (const void *sbuf, void *rbuf, int rcount, const int *rcounts,
+                                           ompi_datatype_t *type, struct ompi_op_t *op, comm_t *comm, int tag,
+                                           bool persistent, mca_coll_rdmabar_request_t **out);
+
+END_C_DECLS
+
+#endif /* MCA_COLL_RDMABAR_NBC_BUILD_H */
