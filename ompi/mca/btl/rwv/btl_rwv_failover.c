@@ -96,9 +96,6 @@ bool mca_btl_rwv_frag_failover (mca_btl_rwv_frag_t *frag, int status)
     mca_btl_rwv_conn_t *conn = frag->conn;
     bool replayed = false;
 
-    if (NULL == conn || (OPAL_SUCCESS == status && MCA_BTL_RWV_CONN_FAILED != conn->state)) {
-        return false;
-    }
     MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
     if (MCA_BTL_RWV_CONN_FAILED != conn->state) {
         /* still in flight for this call, so that the rail's own replay skips it */

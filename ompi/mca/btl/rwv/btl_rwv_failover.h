@@ -8,7 +8,8 @@
 
 BEGIN_C_DECLS
 
-/* A ring write failed or its rail did: true if the frag was handed to another rail */
+/* A ring write failed, or its rail did since (the caller checks): true if
+ * the frag was handed to another rail */
 bool mca_btl_rwv_frag_failover (mca_btl_rwv_frag_t *frag, int status);
 void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why);
 void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now);

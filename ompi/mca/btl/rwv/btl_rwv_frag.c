@@ -23,7 +23,9 @@ static void mca_btl_rwv_frag_write_complete (mca_btl_rwv_op_t *op, int status)
 {
     mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) ((char *) op - offsetof (mca_btl_rwv_frag_t, op));
 
-    if (mca_btl_rwv_frag_failover (frag, status)) {
+    /* a write that failed, or completed on a rail that failed since, may be replayed elsewhere */
+    if (NULL != frag->conn && (OPAL_SUCCESS != status || MCA_BTL_RWV_CONN_FAILED == frag->conn->state) &&
+        mca_btl_rwv_frag_failover (frag, status)) {
         return; /* replayed on another rail */
     }
     mca_btl_rwv_frag_notify (frag, status);
