@@ -14,7 +14,7 @@
 #include "btl_rwv_failover.h"
 #include "btl_rwv_recv.h"
 #include "btl_rwv_send.h"
-#include "btl_rwv_stripe.h"
+#include "btl_rwv_rdma.h"
 
 /* Looking for connection events costs a system call per rail (an
  * epoll_wait in libfabric's tcp provider, a read of the rdmacm channel):
@@ -110,7 +110,7 @@ int mca_btl_rwv_progress (void)
         count += rwv_poll_connections (module);
     }
     if (!opal_list_is_empty (&module->retry)) {
-        mca_btl_rwv_stripe_retry (module);
+        mca_btl_rwv_rdma_retry (module);
     }
     if (0 == (module->progress_calls++ & 1023)) {
         MCA_BTL_RWV_LOCK(module);

@@ -37,6 +37,193 @@
 #include "btl_rwv_rdma.h"
 #include "btl_rwv_stripe.h"
 
+/* ------------------------------------------------------------ the request engine */
+
+/* A put or get is posted in pieces, one per rail the plan chose
+ * (btl_rwv_stripe.c), and its caller is told after the last.  A piece that
+ * fails (its rail failed) or finds no room in the transport waits on the
+ * module's retry list and is posted again from progress, on any ready rail
+ * to the peer. */
+
+static mca_btl_rwv_reg_t *mca_btl_rwv_handle_reg (mca_btl_base_registration_handle_t *handle)
+{
+    return handle ? (mca_btl_rwv_reg_t *) ((char *) handle - offsetof (mca_btl_rwv_reg_t, handle)) : NULL;
+}
+
+static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
+{
+    mca_btl_rwv_rdma_op_t *request = piece->request;
+    mca_btl_rwv_conn_t *conn = piece->conn;
+    mca_btl_rwv_rail_t *rail = conn->rail;
+    mca_btl_rwv_reg_t *reg = mca_btl_rwv_handle_reg (request->local_handle);
+    void *local = (char *) request->local_address + piece->offset;
+    void *desc = reg ? reg->desc[rail->index] : NULL;
+    uint64_t raddr = mca_btl_rwv_rail_raddr (rail, request->remote_handle.base, request->remote_address + piece->offset);
+    uint64_t rkey = request->remote_handle.rkey[conn->peer.rail];
+
+    int rc;
+
+    if (request->is_put) {
+        bool delivered = mca_btl_rwv_endpoint_puts_delivered (conn->endpoint);
+
+        rc = rail->ops->write (conn, local, piece->len, desc, raddr, rkey, false, 0, delivered, &piece->op);
+        conn->unflushed |= !delivered;
+    } else {
+        rc = rail->ops->read (conn, local, piece->len, desc, raddr, rkey, &piece->op);
+    }
+    if (OPAL_SUCCESS == rc) {
+        mca_btl_rwv_meter_busy (conn, piece->len);
+    }
+    return rc;
+}
+
+void mca_btl_rwv_request_release (mca_btl_rwv_rdma_op_t *request)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    if (NULL != request->copy) {
+        mca_btl_rwv_frag_return (request->copy);
+    }
+    MCA_BTL_RWV_LOCK(module);
+    request->endpoint->unconfirmed_puts -= NULL != request->copy;
+    request->endpoint->ops_out--;
+    MCA_BTL_RWV_UNLOCK(module);
+    opal_free_list_return (&module->rdma_ops, &request->super);
+}
+
+/* A small put's caller was told at the start; its delivery confirms the
+ * small puts injected before it on the same stream. */
+static void mca_btl_rwv_request_done (mca_btl_rwv_rdma_op_t *request, mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    if (NULL == request->copy && NULL != request->cbfunc) {
+        request->cbfunc (&module->super, request->endpoint, request->local_address, request->local_handle,
+                         request->cbcontext, request->cbdata, request->status);
+    } else if (OPAL_SUCCESS == request->status && conn == request->kept_conn) {
+        MCA_BTL_RWV_LOCK(module);
+        mca_btl_rwv_conn_confirm_puts (conn, request->kept_mark);
+        MCA_BTL_RWV_UNLOCK(module);
+    }
+    mca_btl_rwv_request_release (request);
+}
+
+static void mca_btl_rwv_piece_done (mca_btl_rwv_piece_t *piece, int status)
+{
+    mca_btl_rwv_rdma_op_t *request = piece->request;
+    mca_btl_rwv_conn_t *conn = piece->conn;
+
+    opal_free_list_return (&mca_btl_rwv_component.module->pieces, &piece->op.super);
+    if (OPAL_SUCCESS != status) {
+        request->status = status;
+    }
+    if (0 == --request->pieces_left) {
+        mca_btl_rwv_request_done (request, conn);
+    }
+}
+
+/* A delivered piece is done even if its rail has failed since. */
+static void mca_btl_rwv_piece_complete (mca_btl_rwv_op_t *op, int status)
+{
+    mca_btl_rwv_piece_t *piece = (mca_btl_rwv_piece_t *) op;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    mca_btl_rwv_conn_t *conn = piece->conn;
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+
+    MCA_BTL_RWV_LOCK(module); /* put() in another thread counts into the same conn */
+    mca_btl_rwv_meter_delivered (conn, piece->len, OPAL_SUCCESS == status ? piece->len : 0);
+    MCA_BTL_RWV_UNLOCK(module);
+    if (OPAL_SUCCESS == status) {
+        mca_btl_rwv_piece_done (piece, status);
+        return;
+    }
+    MCA_BTL_RWV_LOCK(module);
+    if (MCA_BTL_RWV_CONN_FAILED != conn->state) {
+        mca_btl_rwv_conn_failed (conn, "a put or get on this rail failed");
+    }
+    if (!endpoint->failed) {
+        opal_list_append (&module->retry, &piece->op.super.super);
+        MCA_BTL_RWV_UNLOCK(module);
+        return;
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+    mca_btl_rwv_piece_done (piece, OPAL_ERR_UNREACH);
+}
+
+/* Post now, or wait on the retry list. */
+static void mca_btl_rwv_piece_start (mca_btl_rwv_module_t *module, mca_btl_rwv_piece_t *piece)
+{
+    if (!mca_btl_rwv_conn_ready (piece->conn) || OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
+        opal_list_append (&module->retry, &piece->op.super.super);
+    }
+}
+
+int mca_btl_rwv_rdma_start (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma_op_t *request, size_t size,
+                              mca_btl_rwv_conn_t **conns, int n)
+{
+    mca_btl_rwv_piece_t *pieces[MCA_BTL_RWV_MAX_RAILS];
+    size_t lens[MCA_BTL_RWV_MAX_RAILS], offset = 0;
+
+    n = mca_btl_rwv_stripe_plan (conns, n, size, (size_t) mca_btl_rwv_component.stripe_min_size, lens);
+    for (int i = 0 ; i < n ; ++i) {
+        pieces[i] = (mca_btl_rwv_piece_t *) opal_free_list_get (&module->pieces);
+        if (NULL == pieces[i]) {
+            while (i-- > 0) {
+                opal_free_list_return (&module->pieces, &pieces[i]->op.super);
+            }
+            return OPAL_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    request->pieces_left = n;
+    request->status = OPAL_SUCCESS;
+    for (int i = 0 ; i < n ; ++i) {
+        pieces[i]->op.complete = mca_btl_rwv_piece_complete;
+        pieces[i]->request = request;
+        pieces[i]->conn = conns[i];
+        pieces[i]->offset = offset;
+        pieces[i]->len = lens[i];
+        offset += lens[i];
+        mca_btl_rwv_piece_start (module, pieces[i]);
+    }
+    return OPAL_SUCCESS;
+}
+
+/* Post the waiting pieces where there is a ready rail; give up on those whose peer is gone. */
+void mca_btl_rwv_rdma_retry (mca_btl_rwv_module_t *module)
+{
+    mca_btl_rwv_piece_t *piece, *next;
+    opal_list_t failed;
+
+    OBJ_CONSTRUCT(&failed, opal_list_t);
+    MCA_BTL_RWV_LOCK(module);
+    OPAL_LIST_FOREACH_SAFE(piece, next, &module->retry, mca_btl_rwv_piece_t) {
+        mca_btl_rwv_endpoint_t *endpoint = piece->request->endpoint;
+        mca_btl_rwv_conn_t *ready[MCA_BTL_RWV_MAX_RAILS];
+        int n;
+
+        opal_list_remove_item (&module->retry, &piece->op.super.super);
+        if (endpoint->failed || !mca_btl_rwv_endpoint_has_live_rail (endpoint, NULL)) {
+            opal_list_append (&failed, &piece->op.super.super);
+            continue;
+        }
+        if (!mca_btl_rwv_conn_ready (piece->conn) &&
+            (n = mca_btl_rwv_endpoint_ready_conns (endpoint, ready)) > 0) {
+            piece->conn = ready[endpoint->next_rail++ % (unsigned) n];
+        }
+        if (!mca_btl_rwv_conn_ready (piece->conn) || OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
+            opal_list_append (&module->retry, &piece->op.super.super);
+            break; /* the transport is full or the rails are still connecting: later */
+        }
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+    while (NULL != (piece = (mca_btl_rwv_piece_t *) opal_list_remove_first (&failed))) {
+        mca_btl_rwv_piece_done (piece, OPAL_ERR_UNREACH);
+    }
+    OBJ_DESTRUCT(&failed);
+}
+
+/* ------------------------------------------------------------ put and get */
+
 /* A put or get to ourselves, or to memory mapped here (osc/rdma passes no
  * remote handle for a shared-memory window on one node), is a copy. */
 static int mca_btl_rwv_rdma_self (bool is_put, void *local_address, uint64_t remote_address, size_t size)
@@ -120,7 +307,7 @@ static int mca_btl_rwv_put_small (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma
         opal_list_append (&conn->kept_puts, &request->super.super);
         return OPAL_SUCCESS;
     }
-    return mca_btl_rwv_stripe_start (module, request, request->size, &conn, 1);
+    return mca_btl_rwv_rdma_start (module, request, request->size, &conn, 1);
 }
 
 void mca_btl_rwv_conn_confirm_puts (mca_btl_rwv_conn_t *conn, uint64_t mark)
@@ -154,7 +341,7 @@ void mca_btl_rwv_conn_repost_puts (mca_btl_rwv_conn_t *conn)
     }
     while (NULL != (request = (mca_btl_rwv_rdma_op_t *) opal_list_remove_first (&conn->kept_puts))) {
         request->kept_conn = NULL;
-        if (OPAL_SUCCESS != mca_btl_rwv_stripe_start (module, request, request->size, &to, 1)) {
+        if (OPAL_SUCCESS != mca_btl_rwv_rdma_start (module, request, request->size, &to, 1)) {
             mca_btl_rwv_request_release (request);
         }
     }
@@ -226,7 +413,7 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     if (is_put && size <= conns[0]->rail->inject_size && mca_btl_rwv_endpoint_multirail (endpoint)) {
         rc = mca_btl_rwv_put_small (module, request, conns[0], local_address);
     } else {
-        rc = mca_btl_rwv_stripe_start (module, request, size, conns, n);
+        rc = mca_btl_rwv_rdma_start (module, request, size, conns, n);
     }
     /* read before unlocking: another thread's progress may release it */
     told_now = OPAL_SUCCESS == rc && NULL != request->copy;

@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
-/* Put and get: small puts kept until confirmed (btl_rwv_rdma.c). */
+/* Put and get: the request engine (pieces posted, completed, retried) and small puts kept until confirmed (btl_rwv_rdma.c). */
 #ifndef MCA_BTL_RWV_RDMA_H
 #define MCA_BTL_RWV_RDMA_H
 
 #include "btl_rwv_endpoint.h"
+#include "btl_rwv_frag.h"
 
 BEGIN_C_DECLS
 
+/* post REQUEST's SIZE bytes in pieces over the N ready CONNS */
+int mca_btl_rwv_rdma_start (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma_op_t *request, size_t size,
+                            mca_btl_rwv_conn_t **conns, int n);
+/* post the waiting pieces where a rail is ready (progress) */
+void mca_btl_rwv_rdma_retry (mca_btl_rwv_module_t *module);
+void mca_btl_rwv_request_release (mca_btl_rwv_rdma_op_t *request);
 void mca_btl_rwv_conn_confirm_puts (mca_btl_rwv_conn_t *conn, uint64_t mark);
 void mca_btl_rwv_conn_repost_puts (mca_btl_rwv_conn_t *conn);
 

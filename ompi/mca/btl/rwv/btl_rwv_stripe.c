@@ -18,9 +18,8 @@
  * level with the best.  A rail left out of a transfer for being slow
  * gains 1% back each time, so one that has recovered is measured again.
  *
- * A piece that fails (its rail failed) or finds no room in the transport
- * waits on the module's retry list and is posted again from progress, on
- * any ready rail to the peer.
+ * The pieces' own life (posted, completed, retried on another rail) is
+ * the request engine's, in btl_rwv_rdma.c.
  */
 #include "opal_config.h"
 
@@ -30,7 +29,6 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_stripe.h"
-#include "btl_rwv_rdma.h"
 
 #define MCA_BTL_RWV_MEASURE_MEMORY 0.25      /* seconds of busy time */
 #define MCA_BTL_RWV_MEASURE_MIN_BUSY 0.005   /* before the first estimate */
@@ -132,11 +130,6 @@ int mca_btl_rwv_stripe_plan (mca_btl_rwv_conn_t **conns, int n, size_t size, siz
     return k;
 }
 
-static mca_btl_rwv_reg_t *mca_btl_rwv_handle_reg (mca_btl_base_registration_handle_t *handle)
-{
-    return handle ? (mca_btl_rwv_reg_t *) ((char *) handle - offsetof (mca_btl_rwv_reg_t, handle)) : NULL;
-}
-
 /* The first estimate of any rail to a peer also stands for its rails not
  * measured yet (they were still connecting, say): all rails start equal. */
 static void mca_btl_rwv_conn_first_estimate (mca_btl_rwv_conn_t *conn, double estimate)
@@ -153,7 +146,7 @@ static void mca_btl_rwv_conn_first_estimate (mca_btl_rwv_conn_t *conn, double es
     conn->meter.measured = true;
 }
 
-static void mca_btl_rwv_conn_busy (mca_btl_rwv_conn_t *conn, size_t bytes)
+void mca_btl_rwv_meter_busy (mca_btl_rwv_conn_t *conn, size_t bytes)
 {
     conn->meter.bytes_out += bytes;
     if (0 == conn->meter.pieces_out++) {
@@ -163,7 +156,7 @@ static void mca_btl_rwv_conn_busy (mca_btl_rwv_conn_t *conn, size_t bytes)
 
 /* Bytes delivered and busy time, both fading with a time constant of
  * MCA_BTL_RWV_MEASURE_MEMORY of busy time: their ratio is the rail's rate. */
-static void mca_btl_rwv_conn_delivered (mca_btl_rwv_conn_t *conn, size_t posted, size_t bytes)
+void mca_btl_rwv_meter_delivered (mca_btl_rwv_conn_t *conn, size_t posted, size_t bytes)
 {
     double now = mca_btl_rwv_now (), busy = now - conn->meter.busy_since;
     double fade = exp (-busy / MCA_BTL_RWV_MEASURE_MEMORY);
@@ -182,176 +175,4 @@ static void mca_btl_rwv_conn_delivered (mca_btl_rwv_conn_t *conn, size_t posted,
         mca_btl_rwv_conn_first_estimate (conn, conn->meter.bytes / (conn->meter.busy * 1e6));
     }
     conn->meter.bandwidth = conn->meter.bytes / (conn->meter.busy * 1e6);
-}
-
-static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
-{
-    mca_btl_rwv_rdma_op_t *request = piece->request;
-    mca_btl_rwv_conn_t *conn = piece->conn;
-    mca_btl_rwv_rail_t *rail = conn->rail;
-    mca_btl_rwv_reg_t *reg = mca_btl_rwv_handle_reg (request->local_handle);
-    void *local = (char *) request->local_address + piece->offset;
-    void *desc = reg ? reg->desc[rail->index] : NULL;
-    uint64_t raddr = mca_btl_rwv_rail_raddr (rail, request->remote_handle.base, request->remote_address + piece->offset);
-    uint64_t rkey = request->remote_handle.rkey[conn->peer.rail];
-
-    int rc;
-
-    if (request->is_put) {
-        bool delivered = mca_btl_rwv_endpoint_puts_delivered (conn->endpoint);
-
-        rc = rail->ops->write (conn, local, piece->len, desc, raddr, rkey, false, 0, delivered, &piece->op);
-        conn->unflushed |= !delivered;
-    } else {
-        rc = rail->ops->read (conn, local, piece->len, desc, raddr, rkey, &piece->op);
-    }
-    if (OPAL_SUCCESS == rc) {
-        mca_btl_rwv_conn_busy (conn, piece->len);
-    }
-    return rc;
-}
-
-void mca_btl_rwv_request_release (mca_btl_rwv_rdma_op_t *request)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-
-    if (NULL != request->copy) {
-        mca_btl_rwv_frag_return (request->copy);
-    }
-    MCA_BTL_RWV_LOCK(module);
-    request->endpoint->unconfirmed_puts -= NULL != request->copy;
-    request->endpoint->ops_out--;
-    MCA_BTL_RWV_UNLOCK(module);
-    opal_free_list_return (&module->rdma_ops, &request->super);
-}
-
-/* A small put's caller was told at the start; its delivery confirms the
- * small puts injected before it on the same stream. */
-static void mca_btl_rwv_request_done (mca_btl_rwv_rdma_op_t *request, mca_btl_rwv_conn_t *conn)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-
-    if (NULL == request->copy && NULL != request->cbfunc) {
-        request->cbfunc (&module->super, request->endpoint, request->local_address, request->local_handle,
-                         request->cbcontext, request->cbdata, request->status);
-    } else if (OPAL_SUCCESS == request->status && conn == request->kept_conn) {
-        MCA_BTL_RWV_LOCK(module);
-        mca_btl_rwv_conn_confirm_puts (conn, request->kept_mark);
-        MCA_BTL_RWV_UNLOCK(module);
-    }
-    mca_btl_rwv_request_release (request);
-}
-
-static void mca_btl_rwv_piece_done (mca_btl_rwv_piece_t *piece, int status)
-{
-    mca_btl_rwv_rdma_op_t *request = piece->request;
-    mca_btl_rwv_conn_t *conn = piece->conn;
-
-    opal_free_list_return (&mca_btl_rwv_component.module->pieces, &piece->op.super);
-    if (OPAL_SUCCESS != status) {
-        request->status = status;
-    }
-    if (0 == --request->pieces_left) {
-        mca_btl_rwv_request_done (request, conn);
-    }
-}
-
-/* A delivered piece is done even if its rail has failed since. */
-static void mca_btl_rwv_piece_complete (mca_btl_rwv_op_t *op, int status)
-{
-    mca_btl_rwv_piece_t *piece = (mca_btl_rwv_piece_t *) op;
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    mca_btl_rwv_conn_t *conn = piece->conn;
-    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
-
-    MCA_BTL_RWV_LOCK(module); /* put() in another thread counts into the same conn */
-    mca_btl_rwv_conn_delivered (conn, piece->len, OPAL_SUCCESS == status ? piece->len : 0);
-    MCA_BTL_RWV_UNLOCK(module);
-    if (OPAL_SUCCESS == status) {
-        mca_btl_rwv_piece_done (piece, status);
-        return;
-    }
-    MCA_BTL_RWV_LOCK(module);
-    if (MCA_BTL_RWV_CONN_FAILED != conn->state) {
-        mca_btl_rwv_conn_failed (conn, "a put or get on this rail failed");
-    }
-    if (!endpoint->failed) {
-        opal_list_append (&module->retry, &piece->op.super.super);
-        MCA_BTL_RWV_UNLOCK(module);
-        return;
-    }
-    MCA_BTL_RWV_UNLOCK(module);
-    mca_btl_rwv_piece_done (piece, OPAL_ERR_UNREACH);
-}
-
-/* Post now, or wait on the retry list. */
-static void mca_btl_rwv_piece_start (mca_btl_rwv_module_t *module, mca_btl_rwv_piece_t *piece)
-{
-    if (!mca_btl_rwv_conn_ready (piece->conn) || OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
-        opal_list_append (&module->retry, &piece->op.super.super);
-    }
-}
-
-int mca_btl_rwv_stripe_start (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma_op_t *request, size_t size,
-                              mca_btl_rwv_conn_t **conns, int n)
-{
-    mca_btl_rwv_piece_t *pieces[MCA_BTL_RWV_MAX_RAILS];
-    size_t lens[MCA_BTL_RWV_MAX_RAILS], offset = 0;
-
-    n = mca_btl_rwv_stripe_plan (conns, n, size, (size_t) mca_btl_rwv_component.stripe_min_size, lens);
-    for (int i = 0 ; i < n ; ++i) {
-        pieces[i] = (mca_btl_rwv_piece_t *) opal_free_list_get (&module->pieces);
-        if (NULL == pieces[i]) {
-            while (i-- > 0) {
-                opal_free_list_return (&module->pieces, &pieces[i]->op.super);
-            }
-            return OPAL_ERR_OUT_OF_RESOURCE;
-        }
-    }
-    request->pieces_left = n;
-    request->status = OPAL_SUCCESS;
-    for (int i = 0 ; i < n ; ++i) {
-        pieces[i]->op.complete = mca_btl_rwv_piece_complete;
-        pieces[i]->request = request;
-        pieces[i]->conn = conns[i];
-        pieces[i]->offset = offset;
-        pieces[i]->len = lens[i];
-        offset += lens[i];
-        mca_btl_rwv_piece_start (module, pieces[i]);
-    }
-    return OPAL_SUCCESS;
-}
-
-/* Post the waiting pieces where there is a ready rail; give up on those whose peer is gone. */
-void mca_btl_rwv_stripe_retry (mca_btl_rwv_module_t *module)
-{
-    mca_btl_rwv_piece_t *piece, *next;
-    opal_list_t failed;
-
-    OBJ_CONSTRUCT(&failed, opal_list_t);
-    MCA_BTL_RWV_LOCK(module);
-    OPAL_LIST_FOREACH_SAFE(piece, next, &module->retry, mca_btl_rwv_piece_t) {
-        mca_btl_rwv_endpoint_t *endpoint = piece->request->endpoint;
-        mca_btl_rwv_conn_t *ready[MCA_BTL_RWV_MAX_RAILS];
-        int n;
-
-        opal_list_remove_item (&module->retry, &piece->op.super.super);
-        if (endpoint->failed || !mca_btl_rwv_endpoint_has_live_rail (endpoint, NULL)) {
-            opal_list_append (&failed, &piece->op.super.super);
-            continue;
-        }
-        if (!mca_btl_rwv_conn_ready (piece->conn) &&
-            (n = mca_btl_rwv_endpoint_ready_conns (endpoint, ready)) > 0) {
-            piece->conn = ready[endpoint->next_rail++ % (unsigned) n];
-        }
-        if (!mca_btl_rwv_conn_ready (piece->conn) || OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
-            opal_list_append (&module->retry, &piece->op.super.super);
-            break; /* the transport is full or the rails are still connecting: later */
-        }
-    }
-    MCA_BTL_RWV_UNLOCK(module);
-    while (NULL != (piece = (mca_btl_rwv_piece_t *) opal_list_remove_first (&failed))) {
-        mca_btl_rwv_piece_done (piece, OPAL_ERR_UNREACH);
-    }
-    OBJ_DESTRUCT(&failed);
 }

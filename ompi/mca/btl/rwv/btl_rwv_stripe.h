@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
-/* Puts and gets in pieces across rails: the plan, the bandwidth meter, posting and retrying (btl_rwv_stripe.c). */
+/* How a put or get is shared across rails, and the bandwidth meter that decides it (btl_rwv_stripe.c). */
 #ifndef MCA_BTL_RWV_STRIPE_H
 #define MCA_BTL_RWV_STRIPE_H
 
@@ -9,10 +9,9 @@
 BEGIN_C_DECLS
 
 int mca_btl_rwv_stripe_plan (mca_btl_rwv_conn_t **conns, int n, size_t size, size_t min_piece, size_t *lens);
-int mca_btl_rwv_stripe_start (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma_op_t *request, size_t size,
-                              mca_btl_rwv_conn_t **conns, int n);
-void mca_btl_rwv_stripe_retry (mca_btl_rwv_module_t *module);
-void mca_btl_rwv_request_release (mca_btl_rwv_rdma_op_t *request);
+/* the meter: a piece of BYTES posted on CONN; one of POSTED bytes done, BYTES of them delivered */
+void mca_btl_rwv_meter_busy (mca_btl_rwv_conn_t *conn, size_t bytes);
+void mca_btl_rwv_meter_delivered (mca_btl_rwv_conn_t *conn, size_t posted, size_t bytes);
 
 END_C_DECLS
 
