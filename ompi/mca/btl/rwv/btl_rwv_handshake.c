@@ -5,6 +5,8 @@
  * and answer, and the active side's check of that answer.  The lower
  * rank's attempt yields when both sides start at once; the active side
  * speaks first (the iWARP rule), the passive side waits for its hello.
+ * At finalize, the goodbye word a process writes before it closes tells
+ * its peers a departure from a death.
  */
 #include "opal_config.h"
 
@@ -286,4 +288,21 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
             mca_btl_rwv_conn_rejoined (conn);
         }
     }
+}
+
+/* ------------------------------------------------------------ goodbye */
+
+bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn)
+{
+    return 0 != *mca_btl_rwv_tail_word (conn, MCA_BTL_RWV_TAIL_GOODBYE);
+}
+
+/* Before closing at finalize: a write the peer sees before the close
+ * (same stream), so it can tell our departure from our death. */
+void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn)
+{
+    static const uint64_t one = 1;
+    uint64_t raddr = mca_btl_rwv_peer_tail_raddr (conn, MCA_BTL_RWV_TAIL_GOODBYE);
+
+    (void) mca_btl_rwv_ring_inject (conn, &one, sizeof (one), raddr, false, 0);
 }

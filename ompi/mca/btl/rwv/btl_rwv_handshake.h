@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
-/* The connection handshake (btl_rwv_handshake.c). */
+/* The connection handshake, and the goodbye at finalize (btl_rwv_handshake.c). */
 #ifndef MCA_BTL_RWV_HANDSHAKE_H
 #define MCA_BTL_RWV_HANDSHAKE_H
 
@@ -8,6 +8,9 @@
 BEGIN_C_DECLS
 
 void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn);
+/* at finalize, before closing: the peer can tell our departure from our death */
+void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn);
+bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn);
 
 END_C_DECLS
 

@@ -35,7 +35,7 @@ size_t mca_btl_rwv_ring_bytes (void)
 }
 
 /* A word of our ring's tail, as the peer writes it. */
-static volatile uint64_t *mca_btl_rwv_tail_word (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word)
+volatile uint64_t *mca_btl_rwv_tail_word (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word)
 {
     return (volatile uint64_t *) (conn->local.ring + mca_btl_rwv_ring_tail ((uint64_t) mca_btl_rwv_component.eager_slots,
                                                                      (uint64_t) mca_btl_rwv_component.eager_slot_size,
@@ -45,21 +45,6 @@ static volatile uint64_t *mca_btl_rwv_tail_word (const mca_btl_rwv_conn_t *conn,
 uint64_t mca_btl_rwv_peer_tail_raddr (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word)
 {
     return conn->peer.ring_raddr + mca_btl_rwv_ring_tail (conn->peer.slots, conn->peer.slot_size, word);
-}
-
-bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn)
-{
-    return 0 != *mca_btl_rwv_tail_word (conn, MCA_BTL_RWV_TAIL_GOODBYE);
-}
-
-/* Before closing at finalize: a write the peer sees before the close
- * (same stream), so it can tell our departure from our death. */
-void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn)
-{
-    static const uint64_t one = 1;
-    uint64_t raddr = mca_btl_rwv_peer_tail_raddr (conn, MCA_BTL_RWV_TAIL_GOODBYE);
-
-    (void) mca_btl_rwv_ring_inject (conn, &one, sizeof (one), raddr, false, 0);
 }
 
 static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)

@@ -13,10 +13,10 @@ void mca_btl_rwv_conn_send_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *f
 void mca_btl_rwv_deliver (mca_btl_base_tag_t tag, void *payload, size_t len);
 void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn);
 int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn);
-void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn);
-bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
 size_t mca_btl_rwv_ring_bytes (void);
+/* a word of our ring's tail, as the peer writes it */
+volatile uint64_t *mca_btl_rwv_tail_word (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word);
 /* where a word of the peer's ring tail is, as we address it */
 uint64_t mca_btl_rwv_peer_tail_raddr (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word);
 /* a small write into the peer's ring (a store for a same-node peer) */
