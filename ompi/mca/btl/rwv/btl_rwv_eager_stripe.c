@@ -21,6 +21,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_eager_stripe.h"
+#include "btl_rwv_recv.h"
 #include "btl_rwv_send.h"
 #include "btl_rwv_stripe.h"
 

@@ -61,6 +61,16 @@ void mca_btl_rwv_conn_refused_access (mca_btl_rwv_conn_t *conn, const char *what
                     conn->rail->name, detail);
 }
 
+/* The upcall: the PML (or osc/rdma) handles what arrived for TAG. */
+void mca_btl_rwv_deliver (mca_btl_base_tag_t tag, void *payload, size_t len)
+{
+    mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
+    mca_btl_base_segment_t segment = {.seg_addr.pval = payload, .seg_len = len};
+    mca_btl_base_descriptor_t des = {.des_segments = &segment, .des_segment_count = 1};
+
+    reg->cbfunc (&mca_btl_rwv_component.module->super, tag, &des, reg->cbdata);
+}
+
 /* What is wrong with this arrival, or NULL. */
 static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr)
 {

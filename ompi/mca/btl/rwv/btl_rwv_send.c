@@ -256,17 +256,6 @@ int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn)
     return mca_btl_rwv_inject (conn, buf, 0, 0, MCA_BTL_RWV_HDR_FLAG_HELLO);
 }
 
-/* ------------------------------------------------------------ self */
-
-void mca_btl_rwv_deliver (mca_btl_base_tag_t tag, void *payload, size_t len)
-{
-    mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
-    mca_btl_base_segment_t segment = {.seg_addr.pval = payload, .seg_len = len};
-    mca_btl_base_descriptor_t des = {.des_segments = &segment, .des_segment_count = 1};
-
-    reg->cbfunc (&mca_btl_rwv_component.module->super, tag, &des, reg->cbdata);
-}
-
 /* ------------------------------------------------------------ send */
 
 int mca_btl_rwv_send (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint,

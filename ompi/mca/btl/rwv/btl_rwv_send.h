@@ -10,7 +10,6 @@ BEGIN_C_DECLS
 
 int mca_btl_rwv_endpoint_send_frag (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_frag_t *frag);
 void mca_btl_rwv_conn_send_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag);
-void mca_btl_rwv_deliver (mca_btl_base_tag_t tag, void *payload, size_t len);
 void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn);
 int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
