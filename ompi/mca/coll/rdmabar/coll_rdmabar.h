@@ -113,67 +113,133 @@ int mca_coll_rdmabar_inter_enable (mca_coll_rdmabar_module_t *module, struct omp
 bool mca_coll_rdmabar_nbc_open (void);
 void mca_coll_rdmabar_nbc_close (void);
 
-#define RDMABAR_COMM struct ompi_communicator_t *comm
-#define RDMABAR_NB_TAIL RDMABAR_COMM, ompi_request_t **request, mca_coll_base_module_t *module
-#define RDMABAR_INIT_TAIL RDMABAR_COMM, struct ompi_info_t *info, ompi_request_t **request, \
-    mca_coll_base_module_t *module
-#define RDMABAR_GATHER_PARAMS const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, \
-    int rcount, struct ompi_datatype_t *rtype
-#define RDMABAR_GATHERV_PARAMS const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, \
-    const int *rcounts, const int *displs, struct ompi_datatype_t *rtype
-#define RDMABAR_SCATTERV_PARAMS const void *sbuf, const int *scounts, const int *displs, \
-    struct ompi_datatype_t *stype, void *rbuf, int rcount, struct ompi_datatype_t *rtype
-#define RDMABAR_ALLTOALLV_PARAMS const void *sbuf, const int *scounts, const int *sdispls, \
-    struct ompi_datatype_t *stype, void *rbuf, const int *rcounts, const int *rdispls, struct ompi_datatype_t *rtype
-#define RDMABAR_ALLTOALLW_PARAMS const void *sbuf, const int *scounts, const int *sdispls, \
-    struct ompi_datatype_t * const *stypes, void *rbuf, const int *rcounts, const int *rdispls, \
-    struct ompi_datatype_t * const *rtypes
-#define RDMABAR_REDUCE_PARAMS const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, \
-    struct ompi_op_t *op
-#define RDMABAR_REDSCAT_PARAMS const void *sbuf, void *rbuf, const int *rcounts, struct ompi_datatype_t *type, \
-    struct ompi_op_t *op
-#define RDMABAR_REDSCATB_PARAMS const void *sbuf, void *rbuf, int rcount, struct ompi_datatype_t *type, \
-    struct ompi_op_t *op
+int mca_coll_rdmabar_gatherv (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
+                              const int *rcounts, const int *displs, struct ompi_datatype_t *rtype, int root,
+                              struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_scatterv (const void *sbuf, const int *scounts, const int *displs, struct ompi_datatype_t *stype,
+                               void *rbuf, int rcount, struct ompi_datatype_t *rtype, int root,
+                               struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_alltoallw (const void *sbuf, const int *scounts, const int *sdispls,
+                                struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts,
+                                const int *rdispls, struct ompi_datatype_t *const *rtypes,
+                                struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 
-int mca_coll_rdmabar_gatherv (RDMABAR_GATHERV_PARAMS, int root, RDMABAR_COMM, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_scatterv (RDMABAR_SCATTERV_PARAMS, int root, RDMABAR_COMM, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_alltoallw (RDMABAR_ALLTOALLW_PARAMS, RDMABAR_COMM, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_ibarrier (struct ompi_communicator_t *comm, ompi_request_t **request,
+                               mca_coll_base_module_t *module);
+int mca_coll_rdmabar_ibcast (void *buf, int count, struct ompi_datatype_t *type, int root,
+                             struct ompi_communicator_t *comm, ompi_request_t **request,
+                             mca_coll_base_module_t *module);
+int mca_coll_rdmabar_igather (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                              struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
+                              ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_igatherv (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
+                               const int *rcounts, const int *displs, struct ompi_datatype_t *rtype, int root,
+                               struct ompi_communicator_t *comm, ompi_request_t **request,
+                               mca_coll_base_module_t *module);
+int mca_coll_rdmabar_iscatter (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                               struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
+                               ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_iscatterv (const void *sbuf, const int *scounts, const int *displs, struct ompi_datatype_t *stype,
+                                void *rbuf, int rcount, struct ompi_datatype_t *rtype, int root,
+                                struct ompi_communicator_t *comm, ompi_request_t **request,
+                                mca_coll_base_module_t *module);
+int mca_coll_rdmabar_iallgather (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                                 struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
+                                 ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_iallgatherv (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
+                                  const int *rcounts, const int *displs, struct ompi_datatype_t *rtype,
+                                  struct ompi_communicator_t *comm, ompi_request_t **request,
+                                  mca_coll_base_module_t *module);
+int mca_coll_rdmabar_ialltoall (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                                struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
+                                ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_ialltoallv (const void *sbuf, const int *scounts, const int *sdispls,
+                                 struct ompi_datatype_t *stype, void *rbuf, const int *rcounts, const int *rdispls,
+                                 struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
+                                 ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_ialltoallw (const void *sbuf, const int *scounts, const int *sdispls,
+                                 struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts,
+                                 const int *rdispls, struct ompi_datatype_t *const *rtypes,
+                                 struct ompi_communicator_t *comm, ompi_request_t **request,
+                                 mca_coll_base_module_t *module);
+int mca_coll_rdmabar_ireduce (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+                              struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                              ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_iallreduce (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+                                 struct ompi_op_t *op, struct ompi_communicator_t *comm, ompi_request_t **request,
+                                 mca_coll_base_module_t *module);
+int mca_coll_rdmabar_iscan (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+                            struct ompi_communicator_t *comm, ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_iexscan (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+                              struct ompi_op_t *op, struct ompi_communicator_t *comm, ompi_request_t **request,
+                              mca_coll_base_module_t *module);
+int mca_coll_rdmabar_ireduce_scatter (const void *sbuf, void *rbuf, const int *rcounts, struct ompi_datatype_t *type,
+                                      struct ompi_op_t *op, struct ompi_communicator_t *comm, ompi_request_t **request,
+                                      mca_coll_base_module_t *module);
+int mca_coll_rdmabar_ireduce_scatter_block (const void *sbuf, void *rbuf, int rcount, struct ompi_datatype_t *type,
+                                            struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                                            ompi_request_t **request, mca_coll_base_module_t *module);
 
-int mca_coll_rdmabar_ibarrier (RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_ibcast (void *buf, int count, struct ompi_datatype_t *type, int root, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_igather (RDMABAR_GATHER_PARAMS, int root, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_igatherv (RDMABAR_GATHERV_PARAMS, int root, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_iscatter (RDMABAR_GATHER_PARAMS, int root, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_iscatterv (RDMABAR_SCATTERV_PARAMS, int root, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_iallgather (RDMABAR_GATHER_PARAMS, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_iallgatherv (RDMABAR_GATHERV_PARAMS, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_ialltoall (RDMABAR_GATHER_PARAMS, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_ialltoallv (RDMABAR_ALLTOALLV_PARAMS, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_ialltoallw (RDMABAR_ALLTOALLW_PARAMS, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_ireduce (RDMABAR_REDUCE_PARAMS, int root, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_iallreduce (RDMABAR_REDUCE_PARAMS, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_iscan (RDMABAR_REDUCE_PARAMS, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_iexscan (RDMABAR_REDUCE_PARAMS, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_ireduce_scatter (RDMABAR_REDSCAT_PARAMS, RDMABAR_NB_TAIL);
-int mca_coll_rdmabar_ireduce_scatter_block (RDMABAR_REDSCATB_PARAMS, RDMABAR_NB_TAIL);
-
-int mca_coll_rdmabar_barrier_init (RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_bcast_init (void *buf, int count, struct ompi_datatype_t *type, int root, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_gather_init (RDMABAR_GATHER_PARAMS, int root, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_gatherv_init (RDMABAR_GATHERV_PARAMS, int root, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_scatter_init (RDMABAR_GATHER_PARAMS, int root, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_scatterv_init (RDMABAR_SCATTERV_PARAMS, int root, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_allgather_init (RDMABAR_GATHER_PARAMS, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_allgatherv_init (RDMABAR_GATHERV_PARAMS, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_alltoall_init (RDMABAR_GATHER_PARAMS, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_alltoallv_init (RDMABAR_ALLTOALLV_PARAMS, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_alltoallw_init (RDMABAR_ALLTOALLW_PARAMS, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_reduce_init (RDMABAR_REDUCE_PARAMS, int root, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_allreduce_init (RDMABAR_REDUCE_PARAMS, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_scan_init (RDMABAR_REDUCE_PARAMS, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_exscan_init (RDMABAR_REDUCE_PARAMS, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_reduce_scatter_init (RDMABAR_REDSCAT_PARAMS, RDMABAR_INIT_TAIL);
-int mca_coll_rdmabar_reduce_scatter_block_init (RDMABAR_REDSCATB_PARAMS, RDMABAR_INIT_TAIL);
+int mca_coll_rdmabar_barrier_init (struct ompi_communicator_t *comm, struct ompi_info_t *info, ompi_request_t **request,
+                                   mca_coll_base_module_t *module);
+int mca_coll_rdmabar_bcast_init (void *buf, int count, struct ompi_datatype_t *type, int root,
+                                 struct ompi_communicator_t *comm, struct ompi_info_t *info, ompi_request_t **request,
+                                 mca_coll_base_module_t *module);
+int mca_coll_rdmabar_gather_init (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                                  struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
+                                  struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_gatherv_init (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
+                                   const int *rcounts, const int *displs, struct ompi_datatype_t *rtype, int root,
+                                   struct ompi_communicator_t *comm, struct ompi_info_t *info, ompi_request_t **request,
+                                   mca_coll_base_module_t *module);
+int mca_coll_rdmabar_scatter_init (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                                   struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
+                                   struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_scatterv_init (const void *sbuf, const int *scounts, const int *displs,
+                                    struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                                    struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
+                                    struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_allgather_init (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
+                                     int rcount, struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
+                                     struct ompi_info_t *info, ompi_request_t **request,
+                                     mca_coll_base_module_t *module);
+int mca_coll_rdmabar_allgatherv_init (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
+                                      const int *rcounts, const int *displs, struct ompi_datatype_t *rtype,
+                                      struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                      ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_alltoall_init (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                                    struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
+                                    struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_alltoallv_init (const void *sbuf, const int *scounts, const int *sdispls,
+                                     struct ompi_datatype_t *stype, void *rbuf, const int *rcounts, const int *rdispls,
+                                     struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
+                                     struct ompi_info_t *info, ompi_request_t **request,
+                                     mca_coll_base_module_t *module);
+int mca_coll_rdmabar_alltoallw_init (const void *sbuf, const int *scounts, const int *sdispls,
+                                     struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts,
+                                     const int *rdispls, struct ompi_datatype_t *const *rtypes,
+                                     struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                     ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_reduce_init (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+                                  struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                                  struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_allreduce_init (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+                                     struct ompi_op_t *op, struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                     ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_scan_init (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+                                struct ompi_op_t *op, struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_exscan_init (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+                                  struct ompi_op_t *op, struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                  ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_reduce_scatter_init (const void *sbuf, void *rbuf, const int *rcounts,
+                                          struct ompi_datatype_t *type, struct ompi_op_t *op,
+                                          struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                          ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rdmabar_reduce_scatter_block_init (const void *sbuf, void *rbuf, int rcount, struct ompi_datatype_t *type,
+                                                struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                                                struct ompi_info_t *info, ompi_request_t **request,
+                                                mca_coll_base_module_t *module);
 
 /* coll_rdmabar_rdma.c */
 int mca_coll_rdmabar_rdma_setup (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm,

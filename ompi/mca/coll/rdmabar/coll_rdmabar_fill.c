@@ -76,25 +76,63 @@ static int rdmabar_allreduce (const void *sbuf, void *rbuf, int count, struct om
         int rc = mca_coll_rdmabar_i##name (__VA_ARGS__, comm, &req, module);   \
         return OMPI_SUCCESS == rc ? ompi_request_wait (&req, MPI_STATUS_IGNORE) : rc; \
     }
-#define RDMABAR_TAIL struct ompi_communicator_t *comm, mca_coll_base_module_t *module
 
-RDMABAR_LOCAL(allgather, (RDMABAR_GATHER_PARAMS, RDMABAR_TAIL), sbuf, scount, stype, rbuf, rcount, rtype)
-RDMABAR_LOCAL(allgatherv, (RDMABAR_GATHERV_PARAMS, RDMABAR_TAIL), sbuf, scount, stype, rbuf, rcounts, displs, rtype)
-RDMABAR_LOCAL(allreduce, (RDMABAR_REDUCE_PARAMS, RDMABAR_TAIL), sbuf, rbuf, count, type, op)
-RDMABAR_LOCAL(alltoall, (RDMABAR_GATHER_PARAMS, RDMABAR_TAIL), sbuf, scount, stype, rbuf, rcount, rtype)
-RDMABAR_LOCAL(alltoallv, (RDMABAR_ALLTOALLV_PARAMS, RDMABAR_TAIL), sbuf, scounts, sdispls, stype, rbuf, rcounts,
-              rdispls, rtype)
-RDMABAR_LOCAL(bcast, (void *buf, int count, struct ompi_datatype_t *type, int root, RDMABAR_TAIL), buf, count,
-              type, root)
-RDMABAR_LOCAL(exscan, (RDMABAR_REDUCE_PARAMS, RDMABAR_TAIL), sbuf, rbuf, count, type, op)
-RDMABAR_LOCAL(gather, (RDMABAR_GATHER_PARAMS, int root, RDMABAR_TAIL), sbuf, scount, stype, rbuf, rcount, rtype,
-              root)
-RDMABAR_LOCAL(reduce, (RDMABAR_REDUCE_PARAMS, int root, RDMABAR_TAIL), sbuf, rbuf, count, type, op, root)
-RDMABAR_LOCAL(reduce_scatter, (RDMABAR_REDSCAT_PARAMS, RDMABAR_TAIL), sbuf, rbuf, rcounts, type, op)
-RDMABAR_LOCAL(reduce_scatter_block, (RDMABAR_REDSCATB_PARAMS, RDMABAR_TAIL), sbuf, rbuf, rcount, type, op)
-RDMABAR_LOCAL(scan, (RDMABAR_REDUCE_PARAMS, RDMABAR_TAIL), sbuf, rbuf, count, type, op)
-RDMABAR_LOCAL(scatter, (RDMABAR_GATHER_PARAMS, int root, RDMABAR_TAIL), sbuf, scount, stype, rbuf, rcount, rtype,
-              root)
+RDMABAR_LOCAL(allgather,
+               (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
+               sbuf, scount, stype, rbuf, rcount, rtype)
+RDMABAR_LOCAL(allgatherv,
+               (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, const int *rcounts,
+                const int *displs, struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
+                mca_coll_base_module_t *module),
+               sbuf, scount, stype, rbuf, rcounts, displs, rtype)
+RDMABAR_LOCAL(allreduce,
+               (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+                struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
+               sbuf, rbuf, count, type, op)
+RDMABAR_LOCAL(alltoall,
+               (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
+               sbuf, scount, stype, rbuf, rcount, rtype)
+RDMABAR_LOCAL(alltoallv,
+               (const void *sbuf, const int *scounts, const int *sdispls, struct ompi_datatype_t *stype, void *rbuf,
+                const int *rcounts, const int *rdispls, struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
+                mca_coll_base_module_t *module),
+               sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype)
+RDMABAR_LOCAL(bcast,
+               (void *buf, int count, struct ompi_datatype_t *type, int root, struct ompi_communicator_t *comm,
+                mca_coll_base_module_t *module),
+               buf, count, type, root)
+RDMABAR_LOCAL(exscan,
+               (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+                struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
+               sbuf, rbuf, count, type, op)
+RDMABAR_LOCAL(gather,
+               (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
+                mca_coll_base_module_t *module),
+               sbuf, scount, stype, rbuf, rcount, rtype, root)
+RDMABAR_LOCAL(reduce,
+               (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op, int root,
+                struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
+               sbuf, rbuf, count, type, op, root)
+RDMABAR_LOCAL(reduce_scatter,
+               (const void *sbuf, void *rbuf, const int *rcounts, struct ompi_datatype_t *type, struct ompi_op_t *op,
+                struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
+               sbuf, rbuf, rcounts, type, op)
+RDMABAR_LOCAL(reduce_scatter_block,
+               (const void *sbuf, void *rbuf, int rcount, struct ompi_datatype_t *type, struct ompi_op_t *op,
+                struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
+               sbuf, rbuf, rcount, type, op)
+RDMABAR_LOCAL(scan,
+               (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+                struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
+               sbuf, rbuf, count, type, op)
+RDMABAR_LOCAL(scatter,
+               (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
+                mca_coll_base_module_t *module),
+               sbuf, scount, stype, rbuf, rcount, rtype, root)
 
 /* ------------------------------------------------------------ neighborhood */
 
@@ -116,22 +154,48 @@ static int rdmabar_no_neighbor (struct ompi_communicator_t *comm)
     {                                                                           \
         return rdmabar_no_neighbor (comm);                                      \
     }
-#define RDMABAR_NEIGHBOR_ALLTOALLW_PARAMS const void *sbuf, const int *scounts, const MPI_Aint *sdispls, \
-    struct ompi_datatype_t * const *stypes, void *rbuf, const int *rcounts, const MPI_Aint *rdispls, \
-    struct ompi_datatype_t * const *rtypes
 
-RDMABAR_NO_NEIGHBOR(gather, RDMABAR_GATHER_PARAMS, RDMABAR_TAIL)
-RDMABAR_NO_NEIGHBOR(gatherv, RDMABAR_GATHERV_PARAMS, RDMABAR_TAIL)
-RDMABAR_NO_NEIGHBOR(alltoallv, RDMABAR_ALLTOALLV_PARAMS, RDMABAR_TAIL)
-RDMABAR_NO_NEIGHBOR(alltoallw, RDMABAR_NEIGHBOR_ALLTOALLW_PARAMS, RDMABAR_TAIL)
-RDMABAR_NO_NEIGHBOR(igather, RDMABAR_GATHER_PARAMS, RDMABAR_NB_TAIL)
-RDMABAR_NO_NEIGHBOR(igatherv, RDMABAR_GATHERV_PARAMS, RDMABAR_NB_TAIL)
-RDMABAR_NO_NEIGHBOR(ialltoallv, RDMABAR_ALLTOALLV_PARAMS, RDMABAR_NB_TAIL)
-RDMABAR_NO_NEIGHBOR(ialltoallw, RDMABAR_NEIGHBOR_ALLTOALLW_PARAMS, RDMABAR_NB_TAIL)
-RDMABAR_NO_NEIGHBOR(gather_init, RDMABAR_GATHER_PARAMS, RDMABAR_INIT_TAIL)
-RDMABAR_NO_NEIGHBOR(gatherv_init, RDMABAR_GATHERV_PARAMS, RDMABAR_INIT_TAIL)
-RDMABAR_NO_NEIGHBOR(alltoallv_init, RDMABAR_ALLTOALLV_PARAMS, RDMABAR_INIT_TAIL)
-RDMABAR_NO_NEIGHBOR(alltoallw_init, RDMABAR_NEIGHBOR_ALLTOALLW_PARAMS, RDMABAR_INIT_TAIL)
+RDMABAR_NO_NEIGHBOR(gather, const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                     struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+RDMABAR_NO_NEIGHBOR(gatherv, const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
+                     const int *rcounts, const int *displs, struct ompi_datatype_t *rtype,
+                     struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+RDMABAR_NO_NEIGHBOR(alltoallv, const void *sbuf, const int *scounts, const int *sdispls, struct ompi_datatype_t *stype,
+                     void *rbuf, const int *rcounts, const int *rdispls, struct ompi_datatype_t *rtype,
+                     struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+RDMABAR_NO_NEIGHBOR(alltoallw, const void *sbuf, const int *scounts, const MPI_Aint *sdispls,
+                     struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts, const MPI_Aint *rdispls,
+                     struct ompi_datatype_t *const *rtypes, struct ompi_communicator_t *comm,
+                     mca_coll_base_module_t *module)
+RDMABAR_NO_NEIGHBOR(igather, const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                     struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, ompi_request_t **request,
+                     mca_coll_base_module_t *module)
+RDMABAR_NO_NEIGHBOR(igatherv, const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
+                     const int *rcounts, const int *displs, struct ompi_datatype_t *rtype,
+                     struct ompi_communicator_t *comm, ompi_request_t **request, mca_coll_base_module_t *module)
+RDMABAR_NO_NEIGHBOR(ialltoallv, const void *sbuf, const int *scounts, const int *sdispls,
+                     struct ompi_datatype_t *stype, void *rbuf, const int *rcounts, const int *rdispls,
+                     struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, ompi_request_t **request,
+                     mca_coll_base_module_t *module)
+RDMABAR_NO_NEIGHBOR(ialltoallw, const void *sbuf, const int *scounts, const MPI_Aint *sdispls,
+                     struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts, const MPI_Aint *rdispls,
+                     struct ompi_datatype_t *const *rtypes, struct ompi_communicator_t *comm, ompi_request_t **request,
+                     mca_coll_base_module_t *module)
+RDMABAR_NO_NEIGHBOR(gather_init, const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                     struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                     ompi_request_t **request, mca_coll_base_module_t *module)
+RDMABAR_NO_NEIGHBOR(gatherv_init, const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
+                     const int *rcounts, const int *displs, struct ompi_datatype_t *rtype,
+                     struct ompi_communicator_t *comm, struct ompi_info_t *info, ompi_request_t **request,
+                     mca_coll_base_module_t *module)
+RDMABAR_NO_NEIGHBOR(alltoallv_init, const void *sbuf, const int *scounts, const int *sdispls,
+                     struct ompi_datatype_t *stype, void *rbuf, const int *rcounts, const int *rdispls,
+                     struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                     ompi_request_t **request, mca_coll_base_module_t *module)
+RDMABAR_NO_NEIGHBOR(alltoallw_init, const void *sbuf, const int *scounts, const MPI_Aint *sdispls,
+                     struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts, const MPI_Aint *rdispls,
+                     struct ompi_datatype_t *const *rtypes, struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                     ompi_request_t **request, mca_coll_base_module_t *module)
 
 /* ------------------------------------------------------------ when alone is not enough */
 

@@ -134,57 +134,71 @@ static int build_bcast (void *buf, int count, ompi_datatype_t *type, int root, c
     return rc;
 }
 
-static int build_gather (RDMABAR_GATHER_PARAMS, int root, comm_t *comm, bool persistent, req_t **out)
+static int build_gather (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                         struct ompi_datatype_t *rtype, int root, comm_t *comm, bool persistent, req_t **out)
 {
     rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, NULL, NULL, rtype, NULL);
     return inter_gather_into (sbuf, scount, stype, &r, root, comm, MCA_COLL_BASE_TAG_GATHER, persistent, out);
 }
 
-static int build_gatherv (RDMABAR_GATHERV_PARAMS, int root, comm_t *comm, bool persistent, req_t **out)
+static int build_gatherv (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, const int *rcounts,
+                          const int *displs, struct ompi_datatype_t *rtype, int root, comm_t *comm, bool persistent,
+                          req_t **out)
 {
     rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, displs, rtype, NULL);
     return inter_gather_into (sbuf, scount, stype, &r, root, comm, MCA_COLL_BASE_TAG_GATHERV, persistent, out);
 }
 
-static int build_scatter (RDMABAR_GATHER_PARAMS, int root, comm_t *comm, bool persistent, req_t **out)
+static int build_scatter (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                          struct ompi_datatype_t *rtype, int root, comm_t *comm, bool persistent, req_t **out)
 {
     rdmabar_layout_t s = rdmabar_layout (sbuf, scount, NULL, NULL, stype, NULL);
     return inter_scatter_from (&s, rbuf, rcount, rtype, root, comm, MCA_COLL_BASE_TAG_SCATTER, persistent, out);
 }
 
-static int build_scatterv (RDMABAR_SCATTERV_PARAMS, int root, comm_t *comm, bool persistent, req_t **out)
+static int build_scatterv (const void *sbuf, const int *scounts, const int *displs, struct ompi_datatype_t *stype,
+                           void *rbuf, int rcount, struct ompi_datatype_t *rtype, int root, comm_t *comm,
+                           bool persistent, req_t **out)
 {
     rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, displs, stype, NULL);
     return inter_scatter_from (&s, rbuf, rcount, rtype, root, comm, MCA_COLL_BASE_TAG_SCATTERV, persistent, out);
 }
 
-static int build_allgather (RDMABAR_GATHER_PARAMS, comm_t *comm, bool persistent, req_t **out)
+static int build_allgather (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                            struct ompi_datatype_t *rtype, comm_t *comm, bool persistent, req_t **out)
 {
     rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, NULL, NULL, rtype, NULL);
     return inter_allgather_into (sbuf, scount, stype, &r, comm, MCA_COLL_BASE_TAG_ALLGATHER, persistent, out);
 }
 
-static int build_allgatherv (RDMABAR_GATHERV_PARAMS, comm_t *comm, bool persistent, req_t **out)
+static int build_allgatherv (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
+                             const int *rcounts, const int *displs, struct ompi_datatype_t *rtype, comm_t *comm,
+                             bool persistent, req_t **out)
 {
     rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, displs, rtype, NULL);
     return inter_allgather_into (sbuf, scount, stype, &r, comm, MCA_COLL_BASE_TAG_ALLGATHERV, persistent, out);
 }
 
-static int build_alltoall (RDMABAR_GATHER_PARAMS, comm_t *comm, bool persistent, req_t **out)
+static int build_alltoall (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                           struct ompi_datatype_t *rtype, comm_t *comm, bool persistent, req_t **out)
 {
     rdmabar_layout_t s = rdmabar_layout (sbuf, scount, NULL, NULL, stype, NULL);
     rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, NULL, NULL, rtype, NULL);
     return inter_exchange (&s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALL, persistent, out);
 }
 
-static int build_alltoallv (RDMABAR_ALLTOALLV_PARAMS, comm_t *comm, bool persistent, req_t **out)
+static int build_alltoallv (const void *sbuf, const int *scounts, const int *sdispls, struct ompi_datatype_t *stype,
+                            void *rbuf, const int *rcounts, const int *rdispls, struct ompi_datatype_t *rtype,
+                            comm_t *comm, bool persistent, req_t **out)
 {
     rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, sdispls, stype, NULL);
     rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, rdispls, rtype, NULL);
     return inter_exchange (&s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALLV, persistent, out);
 }
 
-static int build_alltoallw (RDMABAR_ALLTOALLW_PARAMS, comm_t *comm, bool persistent, req_t **out)
+static int build_alltoallw (const void *sbuf, const int *scounts, const int *sdispls,
+                            struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts, const int *rdispls,
+                            struct ompi_datatype_t *const *rtypes, comm_t *comm, bool persistent, req_t **out)
 {
     rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, sdispls, NULL, stypes);
     rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, rdispls, NULL, rtypes);
@@ -192,7 +206,8 @@ static int build_alltoallw (RDMABAR_ALLTOALLW_PARAMS, comm_t *comm, bool persist
 }
 
 /* The root (MPI_ROOT) reduces the remote group's contributions. */
-static int build_reduce (RDMABAR_REDUCE_PARAMS, int root, comm_t *comm, bool persistent, req_t **out)
+static int build_reduce (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+                         int root, comm_t *comm, bool persistent, req_t **out)
 {
     int rc = inter_new (comm, MCA_COLL_BASE_TAG_REDUCE, 1, persistent, out);
 
@@ -207,7 +222,8 @@ static int build_reduce (RDMABAR_REDUCE_PARAMS, int root, comm_t *comm, bool per
 }
 
 /* Every rank sends its vector to every remote rank and reduces theirs. */
-static int build_allreduce (RDMABAR_REDUCE_PARAMS, comm_t *comm, bool persistent, req_t **out)
+static int build_allreduce (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+                            comm_t *comm, bool persistent, req_t **out)
 {
     int rc = inter_new (comm, MCA_COLL_BASE_TAG_ALLREDUCE, 2, persistent, out);
 
@@ -219,7 +235,8 @@ static int build_allreduce (RDMABAR_REDUCE_PARAMS, comm_t *comm, bool persistent
 
 /* Both groups' vectors have the same length, here size * rcount, split
  * evenly over the remote group: remote rank p gets the p-th block. */
-static int build_reduce_scatter_block (RDMABAR_REDSCATB_PARAMS, comm_t *comm, bool persistent, req_t **out)
+static int build_reduce_scatter_block (const void *sbuf, void *rbuf, int rcount, struct ompi_datatype_t *type,
+                                       struct ompi_op_t *op, comm_t *comm, bool persistent, req_t **out)
 {
     int rsize = ompi_comm_remote_size (comm);
     int block = (int) ((long) ompi_comm_size (comm) * rcount / rsize);
@@ -235,7 +252,8 @@ static int build_reduce_scatter_block (RDMABAR_REDSCATB_PARAMS, comm_t *comm, bo
 
 /* rcounts split the vector over this group only: every remote rank gets
  * the whole vector and I reduce my part of theirs. */
-static int build_reduce_scatter (RDMABAR_REDSCAT_PARAMS, comm_t *comm, bool persistent, req_t **out)
+static int build_reduce_scatter (const void *sbuf, void *rbuf, const int *rcounts, struct ompi_datatype_t *type,
+                                 struct ompi_op_t *op, comm_t *comm, bool persistent, req_t **out)
 {
     int me = ompi_comm_rank (comm), total = 0, offset = 0;
     int rc = inter_new (comm, MCA_COLL_BASE_TAG_REDUCE_SCATTER, 2, persistent, out);
@@ -256,43 +274,77 @@ static int build_reduce_scatter (RDMABAR_REDSCAT_PARAMS, comm_t *comm, bool pers
 /* The blocking, nonblocking and persistent forms of one collective differ
  * only in what happens to the request built. */
 #define RDMABAR_UNPAREN(...) __VA_ARGS__
-#define RDMABAR_INTER_FORMS(name, params, ...)                                                     \
-    static int inter_##name (RDMABAR_UNPAREN params, comm_t *comm, mca_coll_base_module_t *module) \
-    {                                                                                              \
-        req_t *req = NULL;                                                                         \
-        return mca_coll_rdmabar_req_run (build_##name (__VA_ARGS__, comm, false, &req), &req);     \
-    }                                                                                              \
-    static int inter_i##name (RDMABAR_UNPAREN params, RDMABAR_NB_TAIL)                             \
-    {                                                                                              \
-        req_t *req = NULL;                                                                         \
-        return mca_coll_rdmabar_req_launch (build_##name (__VA_ARGS__, comm, false, &req), &req,   \
-                                            request, true);                                        \
-    }                                                                                              \
-    static int inter_##name##_init (RDMABAR_UNPAREN params, RDMABAR_INIT_TAIL)                     \
-    {                                                                                              \
-        req_t *req = NULL;                                                                         \
-        return mca_coll_rdmabar_req_launch (build_##name (__VA_ARGS__, comm, true, &req), &req,    \
-                                            request, false);                                       \
+#define RDMABAR_INTER_FORMS(name, params, ...)                                                                         \
+    static int inter_##name (RDMABAR_UNPAREN params, comm_t *comm, mca_coll_base_module_t *module)                     \
+    {                                                                                                                  \
+        req_t *req = NULL;                                                                                             \
+        return mca_coll_rdmabar_req_run (build_##name (__VA_ARGS__, comm, false, &req), &req);                         \
+    }                                                                                                                  \
+    static int inter_i##name (RDMABAR_UNPAREN params, struct ompi_communicator_t *comm, ompi_request_t **request,      \
+                              mca_coll_base_module_t *module)                                                          \
+    {                                                                                                                  \
+        req_t *req = NULL;                                                                                             \
+        return mca_coll_rdmabar_req_launch (build_##name (__VA_ARGS__, comm, false, &req), &req, request, true);       \
+    }                                                                                                                  \
+    static int inter_##name##_init (RDMABAR_UNPAREN params, struct ompi_communicator_t *comm,                          \
+                                    struct ompi_info_t *info, ompi_request_t **request,                                \
+                                    mca_coll_base_module_t *module)                                                    \
+    {                                                                                                                  \
+        req_t *req = NULL;                                                                                             \
+        return mca_coll_rdmabar_req_launch (build_##name (__VA_ARGS__, comm, true, &req), &req, request, false);       \
     }
 
 RDMABAR_INTER_FORMS(bcast, (void *buf, int count, struct ompi_datatype_t *type, int root), buf, count, type, root)
-RDMABAR_INTER_FORMS(gather, (RDMABAR_GATHER_PARAMS, int root), sbuf, scount, stype, rbuf, rcount, rtype, root)
-RDMABAR_INTER_FORMS(gatherv, (RDMABAR_GATHERV_PARAMS, int root), sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-                    root)
-RDMABAR_INTER_FORMS(scatter, (RDMABAR_GATHER_PARAMS, int root), sbuf, scount, stype, rbuf, rcount, rtype, root)
-RDMABAR_INTER_FORMS(scatterv, (RDMABAR_SCATTERV_PARAMS, int root), sbuf, scounts, displs, stype, rbuf, rcount,
-                    rtype, root)
-RDMABAR_INTER_FORMS(allgather, (RDMABAR_GATHER_PARAMS), sbuf, scount, stype, rbuf, rcount, rtype)
-RDMABAR_INTER_FORMS(allgatherv, (RDMABAR_GATHERV_PARAMS), sbuf, scount, stype, rbuf, rcounts, displs, rtype)
-RDMABAR_INTER_FORMS(alltoall, (RDMABAR_GATHER_PARAMS), sbuf, scount, stype, rbuf, rcount, rtype)
-RDMABAR_INTER_FORMS(alltoallv, (RDMABAR_ALLTOALLV_PARAMS), sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
-                    rtype)
-RDMABAR_INTER_FORMS(alltoallw, (RDMABAR_ALLTOALLW_PARAMS), sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-                    rtypes)
-RDMABAR_INTER_FORMS(reduce, (RDMABAR_REDUCE_PARAMS, int root), sbuf, rbuf, count, type, op, root)
-RDMABAR_INTER_FORMS(allreduce, (RDMABAR_REDUCE_PARAMS), sbuf, rbuf, count, type, op)
-RDMABAR_INTER_FORMS(reduce_scatter_block, (RDMABAR_REDSCATB_PARAMS), sbuf, rbuf, rcount, type, op)
-RDMABAR_INTER_FORMS(reduce_scatter, (RDMABAR_REDSCAT_PARAMS), sbuf, rbuf, rcounts, type, op)
+RDMABAR_INTER_FORMS (gather,
+                     (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                      struct ompi_datatype_t *rtype, int root),
+                     sbuf, scount, stype, rbuf, rcount, rtype, root)
+RDMABAR_INTER_FORMS (gatherv,
+                     (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, const int *rcounts,
+                      const int *displs, struct ompi_datatype_t *rtype, int root),
+                     sbuf, scount, stype, rbuf, rcounts, displs, rtype, root)
+RDMABAR_INTER_FORMS (scatter,
+                     (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                      struct ompi_datatype_t *rtype, int root),
+                     sbuf, scount, stype, rbuf, rcount, rtype, root)
+RDMABAR_INTER_FORMS (scatterv,
+                     (const void *sbuf, const int *scounts, const int *displs, struct ompi_datatype_t *stype,
+                      void *rbuf, int rcount, struct ompi_datatype_t *rtype, int root),
+                     sbuf, scounts, displs, stype, rbuf, rcount, rtype, root)
+RDMABAR_INTER_FORMS (allgather,
+                     (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                      struct ompi_datatype_t *rtype),
+                     sbuf, scount, stype, rbuf, rcount, rtype)
+RDMABAR_INTER_FORMS (allgatherv,
+                     (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, const int *rcounts,
+                      const int *displs, struct ompi_datatype_t *rtype),
+                     sbuf, scount, stype, rbuf, rcounts, displs, rtype)
+RDMABAR_INTER_FORMS (alltoall,
+                     (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                      struct ompi_datatype_t *rtype),
+                     sbuf, scount, stype, rbuf, rcount, rtype)
+RDMABAR_INTER_FORMS (alltoallv,
+                     (const void *sbuf, const int *scounts, const int *sdispls, struct ompi_datatype_t *stype,
+                      void *rbuf, const int *rcounts, const int *rdispls, struct ompi_datatype_t *rtype),
+                     sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype)
+RDMABAR_INTER_FORMS (alltoallw,
+                     (const void *sbuf, const int *scounts, const int *sdispls, struct ompi_datatype_t *const *stypes,
+                      void *rbuf, const int *rcounts, const int *rdispls, struct ompi_datatype_t *const *rtypes),
+                     sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes)
+RDMABAR_INTER_FORMS (reduce,
+                     (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+                      int root),
+                     sbuf, rbuf, count, type, op, root)
+RDMABAR_INTER_FORMS (allreduce,
+                     (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op),
+                     sbuf, rbuf, count, type, op)
+RDMABAR_INTER_FORMS (reduce_scatter_block,
+                     (const void *sbuf, void *rbuf, int rcount, struct ompi_datatype_t *type, struct ompi_op_t *op),
+                     sbuf, rbuf, rcount, type, op)
+RDMABAR_INTER_FORMS (reduce_scatter,
+                     (const void *sbuf, void *rbuf, const int *rcounts, struct ompi_datatype_t *type,
+                      struct ompi_op_t *op),
+                     sbuf, rbuf, rcounts, type, op)
 
 /* the barrier has no arguments to pass on */
 static int inter_barrier (comm_t *comm, mca_coll_base_module_t *module)
@@ -301,13 +353,14 @@ static int inter_barrier (comm_t *comm, mca_coll_base_module_t *module)
     return mca_coll_rdmabar_req_run (build_barrier (comm, false, &req), &req);
 }
 
-static int inter_ibarrier (RDMABAR_NB_TAIL)
+static int inter_ibarrier (struct ompi_communicator_t *comm, ompi_request_t **request, mca_coll_base_module_t *module)
 {
     req_t *req = NULL;
     return mca_coll_rdmabar_req_launch (build_barrier (comm, false, &req), &req, request, true);
 }
 
-static int inter_barrier_init (RDMABAR_INIT_TAIL)
+static int inter_barrier_init (struct ompi_communicator_t *comm, struct ompi_info_t *info, ompi_request_t **request,
+                               mca_coll_base_module_t *module)
 {
     req_t *req = NULL;
     return mca_coll_rdmabar_req_launch (build_barrier (comm, true, &req), &req, request, false);
