@@ -217,10 +217,7 @@ static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_en
     if (0 != remote_address % width) {
         return OPAL_ERR_BAD_PARAM;
     }
-    if (!endpoint->self && NULL == remote_handle) {
-        return OPAL_ERR_BAD_PARAM; /* another process's memory is named by its registration */
-    }
-    if (endpoint->self) {
+    if (mca_btl_rwv_target_is_local (endpoint, remote_handle)) {
         uint64_t old = mca_btl_rwv_atomic_apply (remote_address, op, flags, operand, compare);
 
         mca_btl_rwv_atomic_store_result (local_address, flags, old);

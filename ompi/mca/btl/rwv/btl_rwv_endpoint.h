@@ -206,6 +206,16 @@ static inline bool mca_btl_rwv_endpoint_multirail (const mca_btl_rwv_endpoint_t 
 {
     return endpoint->num_rails > 1;
 }
+/* Is the target of a put, get or atomic memory this process addresses
+ * itself?  Its own (the endpoint is itself), or memory the caller has
+ * mapped and names with no registration: osc/rdma does so for a window in
+ * shared memory on this node, whose address is then valid here, not in
+ * the peer.  Anything else is the peer's, named by its registration. */
+static inline bool mca_btl_rwv_target_is_local (const mca_btl_rwv_endpoint_t *endpoint,
+                                                const mca_btl_base_registration_handle_t *remote_handle)
+{
+    return endpoint->self || NULL == remote_handle;
+}
 /* Must a put to this peer complete only once delivered (btl_rwv_rdma.c)? */
 static inline bool mca_btl_rwv_endpoint_puts_delivered (const mca_btl_rwv_endpoint_t *endpoint)
 {

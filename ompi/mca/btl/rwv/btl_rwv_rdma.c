@@ -358,12 +358,7 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     bool told_now;
     int n, rc;
 
-    /* another process's memory is named by its registration; a single copy
-     * to a process on this node needs only the address */
-    if (!endpoint->self && NULL == remote_handle && 0 == endpoint->cma_pid) {
-        return OPAL_ERR_BAD_PARAM;
-    }
-    if (endpoint->self) {
+    if (mca_btl_rwv_target_is_local (endpoint, remote_handle)) {
         mca_btl_rwv_rdma_self (is_put, local_address, remote_address, size);
         mca_btl_rwv_rdma_told (module, endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
         return OPAL_SUCCESS;
