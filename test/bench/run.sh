@@ -68,6 +68,9 @@ section () { # title command...
         section "multi-rail, no limit" "$bench/bench_rails.sh" "$out/data/unlimited" none "$rail_counts" $rail_sizes
     fi
     section "barrier" "$bench/bench_barrier.sh" "$rounds" "$barrier_n" "$out/data"
+    if [ $full = 1 ]; then
+        section "barrier, 4 to 16 nodes" "$bench/bench_barrier_nodes.sh" "$rounds" 1000 4 8 16
+    fi
     section "one-sided" "$bench/bench_onesided.sh" "$out/data"
     section "NetPIPE" "$bench/bench_netpipe.sh" "$out/data" "$np_upper" $np_options
     echo "## Plots"

@@ -61,8 +61,8 @@ static int rdmabar_register (void)
         "Exchange among node leaders: recursive_doubling (pairwise exchange among a power of "
         "two; extra leaders check in before and are released after), dissemination "
         "(ceil(log2 N) rounds for any N), linear (every leader checks in with the first, which "
-        "releases them: two hops for any N), or auto (measured: recursive doubling for 2 leaders "
-        "and more than 8, linear for 3 to 8)",
+        "releases them: two hops for any N), or auto (linear for 3 to 16 leaders, measured fastest "
+        "there; recursive doubling for 2, and above 16 where nothing was measured)",
         MCA_BASE_VAR_TYPE_INT, algorithm_enum, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_rdmabar_component.algorithm);
     OBJ_RELEASE(algorithm_enum);

@@ -82,13 +82,17 @@ static int rdmabar_log2_ceil (int n)
     return k;
 }
 
-/* Two leaders: one pairwise exchange.  3 to 8: linear, two hops whatever
- * N (3, 4, 5 nodes here: 28, 32, 36 us against recursive doubling's 38,
- * 40, 59 and dissemination's 42, 36, 60).  Beyond 8 the root's serial puts
- * would outweigh log2 N hops: recursive doubling (not measurable here). */
+/* Two leaders: one pairwise exchange.  3 to 16: linear, two hops whatever
+ * N, measured fastest at every size tried (test/bench/bench_barrier_nodes.sh,
+ * 1 rank per emulated node: 4, 8, 16 nodes 17.6, 45.3, 103.5 us against
+ * recursive doubling's 21.9, 64.1, 211.9 and dissemination's 22.8, 71.1,
+ * 217.7).  Beyond 16 nothing was measured: the root's serial puts grow with
+ * N where recursive doubling's hops grow with log2 N, so recursive doubling. */
+#define MCA_COLL_RDMABAR_LINEAR_MAX 16
+
 static int rdmabar_auto (int num_leaders)
 {
-    if (num_leaders >= 3 && num_leaders <= 8) {
+    if (num_leaders >= 3 && num_leaders <= MCA_COLL_RDMABAR_LINEAR_MAX) {
         return MCA_COLL_RDMABAR_LINEAR;
     }
     return MCA_COLL_RDMABAR_RECURSIVE_DOUBLING;
