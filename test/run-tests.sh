@@ -129,6 +129,13 @@ for np in 2 5; do
             mpirun -np $np --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_mpi_threads"
     done
 done
+# MPI_T: what rwv holds, as a tool sees it; one ring of the default size
+# (16 slots of 65568 bytes, and the 64-byte tail) per peer on each rail
+ring=$((16 * 65568 + 64))
+for btls in "self,rwv" "self,rwv --mca btl_rwv_single_copy none"; do
+    LABEL="3 ranks, --mca btl $btls" run_test "rwv: MPI_T performance variables, 3 ranks, --mca btl $btls" \
+        mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_rwv_pvars" "$ring"
+done
 # coll/rdmabar: one node (shared-memory flags), oversubscribed, and across
 # emulated nodes (RDMA-written flags among node leaders)
 for np in 1 2 3; do

@@ -28,6 +28,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
+#include "btl_rwv_pvars.h"
 
 static int rwv_register (void);
 static int rwv_open (void);
@@ -180,6 +181,8 @@ static int rwv_register (void)
     (void) mca_base_component_var_register (&c->super.btl_version, "backends_built",
         "Rail backends this build can use (read only)", MCA_BASE_VAR_TYPE_STRING, NULL, 0,
         MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT, &c->backends);
+
+    mca_btl_rwv_pvars_register ();
 
     /* the standard BTL parameters: btl_rwv_eager_limit, _exclusivity, _put_limit, ... */
     template->btl_eager_limit = MCA_BTL_RWV_DEFAULT_SLOT_SIZE - sizeof (mca_btl_rwv_eager_hdr_t);

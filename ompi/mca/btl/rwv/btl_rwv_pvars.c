@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * What a job uses, as MPI_T performance variables (and ompi_info):
+ * btl_rwv_eager_ring_bytes, the receive rings this process holds, and
+ * btl_rwv_peers_connected, the peers it has a live connection to.  Both
+ * are read when asked, from the connection table: nothing is counted on
+ * the data path.
+ */
+#include "opal_config.h"
+
+#include "opal/mca/base/mca_base_pvar.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_pvars.h"
+
+static int rwv_pvar_ring_bytes (const struct mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    unsigned long bytes = 0;
+
+    for (int i = 0 ; NULL != module && i < opal_pointer_array_get_size (&module->conns) ; ++i) {
+        mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
+
+        bytes += NULL != conn ? (unsigned long) conn->local.ring_bytes : 0;
+    }
+    *(unsigned long *) value = bytes;
+    return OPAL_SUCCESS;
+}
+
+static int rwv_pvar_peers_connected (const struct mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    mca_btl_rwv_endpoint_t *endpoint;
+    unsigned peers = 0;
+
+    if (NULL != module) {
+        OPAL_LIST_FOREACH(endpoint, &module->endpoint_list, mca_btl_rwv_endpoint_t) {
+            bool connected = false;
+
+            for (int r = 0 ; r < MCA_BTL_RWV_MAX_RAILS ; ++r) {
+                connected |= NULL != endpoint->conns[r] && MCA_BTL_RWV_CONN_CONNECTED == endpoint->conns[r]->state;
+            }
+            peers += connected;
+        }
+    }
+    *(unsigned *) value = peers;
+    return OPAL_SUCCESS;
+}
+
+void mca_btl_rwv_pvars_register (void)
+{
+    const mca_base_component_t *component = &mca_btl_rwv_component.super.btl_version;
+    const int flags = MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS;
+
+    (void) mca_base_component_pvar_register (component, "eager_ring_bytes",
+        "Bytes of eager receive ring this process holds: slots x slot size + 64 for every connection "
+        "made, on every rail (btl_rwv_eager_slots, btl_rwv_eager_slot_size)", OPAL_INFO_LVL_4,
+        MCA_BASE_PVAR_CLASS_SIZE, MCA_BASE_VAR_TYPE_UNSIGNED_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT, flags,
+        rwv_pvar_ring_bytes, NULL, NULL, NULL);
+    (void) mca_base_component_pvar_register (component, "peers_connected",
+        "Peers this process has at least one connected rail to (connections are made on first use)",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_LEVEL, MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL,
+        MCA_BASE_VAR_BIND_NO_OBJECT, flags, rwv_pvar_peers_connected, NULL, NULL, NULL);
+}
