@@ -257,7 +257,7 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_rail_conn (mca_btl_rwv_endpoint_
     if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, module->rails[r]))) {
         return NULL;
     }
-    if (MCA_BTL_RWV_CONN_FAILED == conn->state && mca_btl_rwv_conn_may_rejoin (conn, mca_btl_rwv_now ())) {
+    if (mca_btl_rwv_conn_may_rejoin (conn)) {
         mca_btl_rwv_conn_rejoin_prepare (conn);
         mca_btl_rwv_conn_start (conn);
     } else if (MCA_BTL_RWV_CONN_IDLE == conn->state) {

@@ -301,14 +301,16 @@ bool mca_btl_rwv_conn_quiescent (mca_btl_rwv_conn_t *conn)
 
 /* Only the higher rank re-establishes a rail, the side that wins when
  * both connect at once: no attempt is made only to be refused. */
-bool mca_btl_rwv_conn_may_rejoin (mca_btl_rwv_conn_t *conn, double now)
+/* Asked on every send that meets a failed rail: the flags first, the
+ * clock only when they allow it. */
+bool mca_btl_rwv_conn_may_rejoin (mca_btl_rwv_conn_t *conn)
 {
     const mca_btl_rwv_rail_t *rail = conn->rail;
 
-    return MCA_BTL_RWV_CONN_FAILED == conn->state && !conn->endpoint->failed &&
-           opal_compare_proc (opal_proc_local_get ()->proc_name, conn->endpoint->proc->proc_name) > 0 &&
+    return MCA_BTL_RWV_CONN_FAILED == conn->state && !conn->replay.no_rejoin && !conn->endpoint->failed &&
            mca_btl_rwv_endpoint_multirail (conn->endpoint) && !rail->down && 0 == rail->link_lost_at &&
-           now >= conn->replay.rejoin_at && mca_btl_rwv_conn_quiescent (conn);
+           opal_compare_proc (opal_proc_local_get ()->proc_name, conn->endpoint->proc->proc_name) > 0 &&
+           mca_btl_rwv_now () >= conn->replay.rejoin_at && mca_btl_rwv_conn_quiescent (conn);
 }
 
 /* The failed connection's replay record moves aside for the new one. */

@@ -23,7 +23,7 @@ const char *mca_btl_rwv_replay_check (mca_btl_rwv_conn_t *conn, uint8_t rail, ui
                                       bool *duplicate);
 bool mca_btl_rwv_conn_quiescent (mca_btl_rwv_conn_t *conn);
 /* May this failed connection be re-established now? */
-bool mca_btl_rwv_conn_may_rejoin (mca_btl_rwv_conn_t *conn, double now);
+bool mca_btl_rwv_conn_may_rejoin (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_rejoin_prepare (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_rejoin_later (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_rejoined (mca_btl_rwv_conn_t *conn);
