@@ -6,6 +6,7 @@
 #  - a ring message whose length claims 4 GiB, on one rail: the peer names
 #    the sender's host and what was wrong, closes the connection, and the
 #    job ends through Open MPI's error path: no crash, no hang;
+#  - a message claiming to replay a connection never made: the same;
 #  - the same on one of two rails between emulated nodes: the other rail
 #    carries on and every byte of a two-way stream arrives right;
 #  - atomics aimed outside the target's window: the target refuses them
@@ -31,6 +32,19 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! crashed &&
     echo "ok - a ring message claiming 4 GiB: its sender's host is named, the connection closed, the job ends without a crash (exit $rc)"
 else
     echo "not ok - malformed ring message on one rail: exit $rc"; tail -15 "$err"
+fi
+
+# 1b. the same with a message claiming to replay a connection never made
+RWV_EXPECT="the replay of a message from a connection this process does not know" run_keeping_help "$err" \
+    timeout 120 mpirun --mca btl self,rwv --mca btl_rwv_single_copy none \
+    -np 1 "$bin/test_pingpong_verify" -m 65536 : \
+    -np 1 -x RWV_TEST_FAULT=replay "$bin/test_pingpong_verify" -m 65536 > /dev/null
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! crashed && grep -q 'received a malformed message from host' "$err" &&
+   grep -q 'the replay of a message from a connection this process does not know' "$err"; then
+    echo "ok - a forged replay naming a connection never made: its sender's host is named, the connection closed, the job ends without a crash (exit $rc)"
+else
+    echo "not ok - forged replay on one rail: exit $rc"; tail -15 "$err"
 fi
 
 # 2. two emulated nodes, two rails: the other rail carries on

@@ -60,6 +60,7 @@ typedef enum {
     MCA_BTL_RWV_TEST_FAULT_NONE,
     MCA_BTL_RWV_TEST_FAULT_RING_LEN,     /* "ring_len": one message claims 4 GiB */
     MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR,  /* "atomic_addr": atomics aim 1 GiB past their target */
+    MCA_BTL_RWV_TEST_FAULT_REPLAY,       /* "replay": one message claims to replay a connection never made */
 } mca_btl_rwv_test_fault_t;
 
 typedef enum {

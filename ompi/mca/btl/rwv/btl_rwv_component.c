@@ -197,7 +197,8 @@ static int rwv_open (void)
 
     mca_btl_rwv_component.test_fault = NULL == fault ? MCA_BTL_RWV_TEST_FAULT_NONE :
         0 == strcmp (fault, "ring_len") ? MCA_BTL_RWV_TEST_FAULT_RING_LEN :
-        0 == strcmp (fault, "atomic_addr") ? MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR : MCA_BTL_RWV_TEST_FAULT_NONE;
+        0 == strcmp (fault, "atomic_addr") ? MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR :
+        0 == strcmp (fault, "replay") ? MCA_BTL_RWV_TEST_FAULT_REPLAY : MCA_BTL_RWV_TEST_FAULT_NONE;
     opal_show_help_add_dir (RWV_HELPDIR);
     return OPAL_SUCCESS;
 }

@@ -90,10 +90,16 @@ static mca_btl_rwv_eager_hdr_t mca_btl_rwv_header (const mca_btl_rwv_conn_t *con
         hdr.replay_attempt = replay->replay_attempt;
         hdr.replay_seq = (uint32_t) replay->replay_seq;
     }
-    if (OPAL_UNLIKELY(MCA_BTL_RWV_TEST_FAULT_RING_LEN == mca_btl_rwv_component.test_fault) && !faulted &&
+    if (OPAL_UNLIKELY(MCA_BTL_RWV_TEST_FAULT_NONE != mca_btl_rwv_component.test_fault) && !faulted &&
         conn->peer.send_seq >= 10) {
-        faulted = true;
-        hdr.len = 0xfffffff0u;
+        if (MCA_BTL_RWV_TEST_FAULT_RING_LEN == mca_btl_rwv_component.test_fault) {
+            faulted = true;
+            hdr.len = 0xfffffff0u;
+        } else if (MCA_BTL_RWV_TEST_FAULT_REPLAY == mca_btl_rwv_component.test_fault) {
+            faulted = true;
+            hdr.flags |= MCA_BTL_RWV_HDR_FLAG_REPLAY;
+            hdr.replay_attempt = 0xdeadbeefu;
+        }
     }
     return hdr;
 }
