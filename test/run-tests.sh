@@ -75,7 +75,7 @@ if [ "$build_first" = 1 ]; then
     fi
 fi
 
-export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$prefix/lib/openmpi"
+export OMPI_MCA_opal_mca_base_component_path="SYS_DEFAULT:$prefix/lib/openmpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export RWV_BUILD=$build RWV_PREFIX=$prefix
 # every "node" of the emulated cluster shares this host's cores

@@ -95,7 +95,7 @@ do_no_harm () {
     local sizes="1 1048576" round c
     for ((round = 1; round <= 5; round++)); do
         bench_progress "do no harm, one node, round $round of 5"
-        run_mpi harm stock local_mpirun --mca mca_base_component_path SYS_DEFAULT
+        run_mpi harm stock local_mpirun --mca opal_mca_base_component_path SYS_DEFAULT
         run_mpi harm installed local_mpirun
     done
     for c in stock installed; do summarize harm "$c"; done

@@ -9,7 +9,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 minutes=${1:-5}
 export RWV_BUILD=${RWV_BUILD:-$top/_build}
-export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$RWV_BUILD/inst/lib/openmpi"
+export OMPI_MCA_opal_mca_base_component_path="SYS_DEFAULT:$RWV_BUILD/inst/lib/openmpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 . "$top/test/cluster/cluster.sh"
 cluster_up 2 2 || exit $?

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves configure refuses, with a message naming the Debian package, an
-# Open MPI that is not 4.1, missing Open MPI headers and a missing
+# Open MPI that is neither 4.1 nor 5.0, missing Open MPI headers and a missing
 # libfabric; and that plain ./configure targets Open MPI's own directories.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,12 +27,13 @@ try_configure () { # name args...
     mkdir -p "$work/$name" && cd "$work/$name" && "$top/configure" "$@" > out.log 2>&1
 }
 
-fake_ompi "$work/ompi50" 5 0
-if ! try_configure v50 MPICC="$work/ompi50/bin/mpicc" OMPI_INFO="$work/ompi50/bin/ompi_info" &&
-   grep -q 'Open MPI 5.0 found' out.log && grep -q 'apt-get install openmpi-bin libopenmpi-dev' out.log; then
-    say ok "configure against Open MPI 5.0 fails and says to install the 4.1 packages"
+fake_ompi "$work/ompi60" 6 0
+if ! try_configure v60 MPICC="$work/ompi60/bin/mpicc" OMPI_INFO="$work/ompi60/bin/ompi_info" &&
+   grep -q 'Open MPI 6.0 found' out.log && grep -q 'Open MPI 4.1.x (Debian 12' out.log &&
+   grep -q '5.0.x (Debian 13' out.log; then
+    say ok "configure against Open MPI 6.0 fails and names the series it supports, 4.1 and 5.0"
 else
-    say "not ok" "configure against a fake Open MPI 5.0"; tail -5 out.log
+    say "not ok" "configure against a fake Open MPI 6.0"; tail -5 out.log
 fi
 
 fake_ompi "$work/noheaders" 4 1 no
@@ -58,8 +59,8 @@ else
     say "not ok" "plain ./configure summary"; tail -12 out.log
 fi
 if try_configure prefixed --prefix=/opt/rwv &&
-   grep -q 'mpirun --mca mca_base_component_path SYS_DEFAULT:/opt/rwv/lib/openmpi' out.log; then
-    say ok "./configure --prefix=DIR prints the exact mca_base_component_path to use"
+   grep -q 'mpirun --mca opal_mca_base_component_path SYS_DEFAULT:/opt/rwv/lib/openmpi' out.log; then
+    say ok "./configure --prefix=DIR prints the exact opal_mca_base_component_path to use"
 else
     say "not ok" "--prefix summary"; tail -12 out.log
 fi

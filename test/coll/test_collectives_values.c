@@ -18,7 +18,7 @@
  * -q: print only failed checks and one summary line.
  */
 #include <mpi.h>
-#include <mpi-ext.h>
+#include "test_persistent.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,7 +124,7 @@ static void check_barrier (int mode)
         usleep (1000 * ((rank + rep) % size));
         clock_gettime (CLOCK_MONOTONIC, &t);
         in = t.tv_sec + 1e-9 * t.tv_nsec;
-        DO(MPI_Barrier (comm), MPI_Ibarrier (comm, &req), MPIX_Barrier_init (comm, MPI_INFO_NULL, &req));
+        DO(MPI_Barrier (comm), MPI_Ibarrier (comm, &req), MPI_Barrier_init (comm, MPI_INFO_NULL, &req));
         clock_gettime (CLOCK_MONOTONIC, &t);
         out = t.tv_sec + 1e-9 * t.tv_nsec;
         times[0] = in;
@@ -151,7 +151,7 @@ static void check_bcast (int mode)
             buf[i] = rank == root ? v (root, i, rep) : -1;
         }
         DO(MPI_Bcast (buf, N, MPI_INT, root, comm), MPI_Ibcast (buf, N, MPI_INT, root, comm, &req),
-           MPIX_Bcast_init (buf, N, MPI_INT, root, comm, MPI_INFO_NULL, &req));
+           MPI_Bcast_init (buf, N, MPI_INT, root, comm, MPI_INFO_NULL, &req));
         for (int i = 0 ; i < N ; ++i) {
             bad += buf[i] != v (root, i, rep);
         }
@@ -175,7 +175,7 @@ static void check_gather (int mode, int inplace)
         }
         DO(MPI_Gather (sbuf, N, MPI_INT, all, N, MPI_INT, root, comm),
            MPI_Igather (sbuf, N, MPI_INT, all, N, MPI_INT, root, comm, &req),
-           MPIX_Gather_init (sbuf, N, MPI_INT, all, N, MPI_INT, root, comm, MPI_INFO_NULL, &req));
+           MPI_Gather_init (sbuf, N, MPI_INT, all, N, MPI_INT, root, comm, MPI_INFO_NULL, &req));
         for (int i = 0 ; rank == root && i < size * N ; ++i) {
             bad += all[i] != v (i / N, i % N, rep);
         }
@@ -214,7 +214,7 @@ static void check_gatherv (int mode, int inplace)
         }
         DO(MPI_Gatherv (sbuf, counts[rank], MPI_INT, all, counts, displs, MPI_INT, root, comm),
            MPI_Igatherv (sbuf, counts[rank], MPI_INT, all, counts, displs, MPI_INT, root, comm, &req),
-           MPIX_Gatherv_init (sbuf, counts[rank], MPI_INT, all, counts, displs, MPI_INT, root, comm,
+           MPI_Gatherv_init (sbuf, counts[rank], MPI_INT, all, counts, displs, MPI_INT, root, comm,
                               MPI_INFO_NULL, &req));
         for (int r = 0 ; rank == root && r < size ; ++r) {
             for (int i = 0 ; i < N + 2 ; ++i) {
@@ -242,7 +242,7 @@ static void check_scatter (int mode, int inplace)
         }
         DO(MPI_Scatter (all, N, MPI_INT, rbuf, N, MPI_INT, root, comm),
            MPI_Iscatter (all, N, MPI_INT, rbuf, N, MPI_INT, root, comm, &req),
-           MPIX_Scatter_init (all, N, MPI_INT, rbuf, N, MPI_INT, root, comm, MPI_INFO_NULL, &req));
+           MPI_Scatter_init (all, N, MPI_INT, rbuf, N, MPI_INT, root, comm, MPI_INFO_NULL, &req));
         for (int i = 0 ; i < N ; ++i) {
             bad += (inplace && rank == root ? all[rank * N + i] : mine[i]) != v (rank, i, rep);
         }
@@ -271,7 +271,7 @@ static void check_scatterv (int mode, int inplace)
         }
         DO(MPI_Scatterv (all, counts, displs, MPI_INT, rbuf, counts[rank], MPI_INT, root, comm),
            MPI_Iscatterv (all, counts, displs, MPI_INT, rbuf, counts[rank], MPI_INT, root, comm, &req),
-           MPIX_Scatterv_init (all, counts, displs, MPI_INT, rbuf, counts[rank], MPI_INT, root, comm,
+           MPI_Scatterv_init (all, counts, displs, MPI_INT, rbuf, counts[rank], MPI_INT, root, comm,
                                MPI_INFO_NULL, &req));
         for (int i = 0 ; !(inplace && rank == root) && i < N ; ++i) {
             bad += mine[i] != (i < counts[rank] ? v (rank, i, rep) : -1);
@@ -297,7 +297,7 @@ static void check_allgather (int mode, int inplace)
         }
         DO(MPI_Allgather (sbuf, N, MPI_INT, all, N, MPI_INT, comm),
            MPI_Iallgather (sbuf, N, MPI_INT, all, N, MPI_INT, comm, &req),
-           MPIX_Allgather_init (sbuf, N, MPI_INT, all, N, MPI_INT, comm, MPI_INFO_NULL, &req));
+           MPI_Allgather_init (sbuf, N, MPI_INT, all, N, MPI_INT, comm, MPI_INFO_NULL, &req));
         for (int i = 0 ; i < size * N ; ++i) {
             bad += all[i] != v (i / N, i % N, rep);
         }
@@ -327,7 +327,7 @@ static void check_allgatherv (int mode, int inplace)
         }
         DO(MPI_Allgatherv (sbuf, counts[rank], MPI_INT, all, counts, displs, MPI_INT, comm),
            MPI_Iallgatherv (sbuf, counts[rank], MPI_INT, all, counts, displs, MPI_INT, comm, &req),
-           MPIX_Allgatherv_init (sbuf, counts[rank], MPI_INT, all, counts, displs, MPI_INT, comm, MPI_INFO_NULL,
+           MPI_Allgatherv_init (sbuf, counts[rank], MPI_INT, all, counts, displs, MPI_INT, comm, MPI_INFO_NULL,
                                  &req));
         for (int r = 0 ; r < size ; ++r) {
             for (int i = 0 ; i < N + 2 ; ++i) {
@@ -359,7 +359,7 @@ static void check_alltoall (int mode, int inplace)
         }
         DO(MPI_Alltoall (sbuf, N, MPI_INT, r, N, MPI_INT, comm),
            MPI_Ialltoall (sbuf, N, MPI_INT, r, N, MPI_INT, comm, &req),
-           MPIX_Alltoall_init (sbuf, N, MPI_INT, r, N, MPI_INT, comm, MPI_INFO_NULL, &req));
+           MPI_Alltoall_init (sbuf, N, MPI_INT, r, N, MPI_INT, comm, MPI_INFO_NULL, &req));
         for (int i = 0 ; i < size * N ; ++i) {
             bad += r[i] != a2a (i / N, rank, i % N, rep);
         }
@@ -402,12 +402,12 @@ static void check_alltoallv (int mode, int inplace, int w)
         if (w) {
             DO(MPI_Alltoallw (sbuf, counts, bdispls, types, r, counts, bdispls, types, comm),
                MPI_Ialltoallw (sbuf, counts, bdispls, types, r, counts, bdispls, types, comm, &req),
-               MPIX_Alltoallw_init (sbuf, counts, bdispls, types, r, counts, bdispls, types, comm, MPI_INFO_NULL,
+               MPI_Alltoallw_init (sbuf, counts, bdispls, types, r, counts, bdispls, types, comm, MPI_INFO_NULL,
                                     &req));
         } else {
             DO(MPI_Alltoallv (sbuf, counts, displs, MPI_INT, r, counts, displs, MPI_INT, comm),
                MPI_Ialltoallv (sbuf, counts, displs, MPI_INT, r, counts, displs, MPI_INT, comm, &req),
-               MPIX_Alltoallv_init (sbuf, counts, displs, MPI_INT, r, counts, displs, MPI_INT, comm, MPI_INFO_NULL,
+               MPI_Alltoallv_init (sbuf, counts, displs, MPI_INT, r, counts, displs, MPI_INT, comm, MPI_INFO_NULL,
                                     &req));
         }
         for (int p = 0 ; p < size ; ++p) {
@@ -435,28 +435,28 @@ static int red_call (int kind, int mode, int rep, MPI_Request *reqp, const void 
     switch (kind) {
     case 0:
         DO(MPI_Reduce (s, r, count, t, op, root, comm), MPI_Ireduce (s, r, count, t, op, root, comm, &req),
-           MPIX_Reduce_init (s, r, count, t, op, root, comm, MPI_INFO_NULL, &req));
+           MPI_Reduce_init (s, r, count, t, op, root, comm, MPI_INFO_NULL, &req));
         break;
     case 1:
         DO(MPI_Allreduce (s, r, count, t, op, comm), MPI_Iallreduce (s, r, count, t, op, comm, &req),
-           MPIX_Allreduce_init (s, r, count, t, op, comm, MPI_INFO_NULL, &req));
+           MPI_Allreduce_init (s, r, count, t, op, comm, MPI_INFO_NULL, &req));
         break;
     case 2:
         DO(MPI_Scan (s, r, count, t, op, comm), MPI_Iscan (s, r, count, t, op, comm, &req),
-           MPIX_Scan_init (s, r, count, t, op, comm, MPI_INFO_NULL, &req));
+           MPI_Scan_init (s, r, count, t, op, comm, MPI_INFO_NULL, &req));
         break;
     case 3:
         DO(MPI_Exscan (s, r, count, t, op, comm), MPI_Iexscan (s, r, count, t, op, comm, &req),
-           MPIX_Exscan_init (s, r, count, t, op, comm, MPI_INFO_NULL, &req));
+           MPI_Exscan_init (s, r, count, t, op, comm, MPI_INFO_NULL, &req));
         break;
     case 4:
         DO(MPI_Reduce_scatter_block (s, r, count, t, op, comm),
            MPI_Ireduce_scatter_block (s, r, count, t, op, comm, &req),
-           MPIX_Reduce_scatter_block_init (s, r, count, t, op, comm, MPI_INFO_NULL, &req));
+           MPI_Reduce_scatter_block_init (s, r, count, t, op, comm, MPI_INFO_NULL, &req));
         break;
     default:
         DO(MPI_Reduce_scatter (s, r, rcounts, t, op, comm), MPI_Ireduce_scatter (s, r, rcounts, t, op, comm, &req),
-           MPIX_Reduce_scatter_init (s, r, rcounts, t, op, comm, MPI_INFO_NULL, &req));
+           MPI_Reduce_scatter_init (s, r, rcounts, t, op, comm, MPI_INFO_NULL, &req));
         break;
     }
     *reqp = req;

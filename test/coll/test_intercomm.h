@@ -8,7 +8,7 @@
 #define TEST_INTERCOMM_H
 
 #include <mpi.h>
-#include <mpi-ext.h>
+#include "test_persistent.h"
 
 enum { BLOCKING, NONBLOCKING, PERSISTENT };
 #define REPS(mode) (PERSISTENT == (mode) ? 2 : 1)

@@ -122,7 +122,7 @@ static int bcast_one (int mode, int k, int c, int rg)
             put (k, buf, i, MPI_ROOT == root ? val (rg, gsize[rg] - 1, i, rep) : SENTINEL);
         }
         DO(MPI_Bcast (buf, c, ktype[k], root, ic), MPI_Ibcast (buf, c, ktype[k], root, ic, &req),
-           MPIX_Bcast_init (buf, c, ktype[k], root, ic, MPI_INFO_NULL, &req));
+           MPI_Bcast_init (buf, c, ktype[k], root, ic, MPI_INFO_NULL, &req));
         bad += differ (k, buf, want, c);
     }
     DONE();
@@ -151,11 +151,11 @@ static int gather_one (int mode, int k, int c, int rg, int v)
         if (v) {
             DO(MPI_Gatherv (sbuf, mine, ktype[k], rbuf, cnt, displs, ktype[k], root, ic),
                MPI_Igatherv (sbuf, mine, ktype[k], rbuf, cnt, displs, ktype[k], root, ic, &req),
-               MPIX_Gatherv_init (sbuf, mine, ktype[k], rbuf, cnt, displs, ktype[k], root, ic, MPI_INFO_NULL, &req));
+               MPI_Gatherv_init (sbuf, mine, ktype[k], rbuf, cnt, displs, ktype[k], root, ic, MPI_INFO_NULL, &req));
         } else {
             DO(MPI_Gather (sbuf, c, ktype[k], rbuf, c, ktype[k], root, ic),
                MPI_Igather (sbuf, c, ktype[k], rbuf, c, ktype[k], root, ic, &req),
-               MPIX_Gather_init (sbuf, c, ktype[k], rbuf, c, ktype[k], root, ic, MPI_INFO_NULL, &req));
+               MPI_Gather_init (sbuf, c, ktype[k], rbuf, c, ktype[k], root, ic, MPI_INFO_NULL, &req));
         }
         if (grp == rg) {        /* the root's blocks; MPI_PROC_NULL leaves its buffer alone */
             bad += differ (k, rbuf, want, total);
@@ -188,12 +188,12 @@ static int scatter_one (int mode, int k, int c, int rg, int v)
         if (v) {
             DO(MPI_Scatterv (sbuf, cnt, displs, ktype[k], rbuf, mine, ktype[k], root, ic),
                MPI_Iscatterv (sbuf, cnt, displs, ktype[k], rbuf, mine, ktype[k], root, ic, &req),
-               MPIX_Scatterv_init (sbuf, cnt, displs, ktype[k], rbuf, mine, ktype[k], root, ic, MPI_INFO_NULL,
+               MPI_Scatterv_init (sbuf, cnt, displs, ktype[k], rbuf, mine, ktype[k], root, ic, MPI_INFO_NULL,
                                    &req));
         } else {
             DO(MPI_Scatter (sbuf, c, ktype[k], rbuf, c, ktype[k], root, ic),
                MPI_Iscatter (sbuf, c, ktype[k], rbuf, c, ktype[k], root, ic, &req),
-               MPIX_Scatter_init (sbuf, c, ktype[k], rbuf, c, ktype[k], root, ic, MPI_INFO_NULL, &req));
+               MPI_Scatter_init (sbuf, c, ktype[k], rbuf, c, ktype[k], root, ic, MPI_INFO_NULL, &req));
         }
         bad += differ (k, rbuf, want, mine);
     }
@@ -225,11 +225,11 @@ static int allgather_one (int mode, int k, int c, int v)
         if (v) {
             DO(MPI_Allgatherv (sbuf, mine, ktype[k], rbuf, cnt, displs, ktype[k], ic),
                MPI_Iallgatherv (sbuf, mine, ktype[k], rbuf, cnt, displs, ktype[k], ic, &req),
-               MPIX_Allgatherv_init (sbuf, mine, ktype[k], rbuf, cnt, displs, ktype[k], ic, MPI_INFO_NULL, &req));
+               MPI_Allgatherv_init (sbuf, mine, ktype[k], rbuf, cnt, displs, ktype[k], ic, MPI_INFO_NULL, &req));
         } else {
             DO(MPI_Allgather (sbuf, c, ktype[k], rbuf, c, ktype[k], ic),
                MPI_Iallgather (sbuf, c, ktype[k], rbuf, c, ktype[k], ic, &req),
-               MPIX_Allgather_init (sbuf, c, ktype[k], rbuf, c, ktype[k], ic, MPI_INFO_NULL, &req));
+               MPI_Allgather_init (sbuf, c, ktype[k], rbuf, c, ktype[k], ic, MPI_INFO_NULL, &req));
         }
         bad += differ (k, rbuf, want, total);
     }
@@ -268,12 +268,12 @@ static int alltoall_one (int mode, int k, int c, int v)
         if (v) {
             DO(MPI_Alltoallv (sbuf, cnt, displs, ktype[k], rbuf, cnt, displs, ktype[k], ic),
                MPI_Ialltoallv (sbuf, cnt, displs, ktype[k], rbuf, cnt, displs, ktype[k], ic, &req),
-               MPIX_Alltoallv_init (sbuf, cnt, displs, ktype[k], rbuf, cnt, displs, ktype[k], ic, MPI_INFO_NULL,
+               MPI_Alltoallv_init (sbuf, cnt, displs, ktype[k], rbuf, cnt, displs, ktype[k], ic, MPI_INFO_NULL,
                                     &req));
         } else {
             DO(MPI_Alltoall (sbuf, c, ktype[k], rbuf, c, ktype[k], ic),
                MPI_Ialltoall (sbuf, c, ktype[k], rbuf, c, ktype[k], ic, &req),
-               MPIX_Alltoall_init (sbuf, c, ktype[k], rbuf, c, ktype[k], ic, MPI_INFO_NULL, &req));
+               MPI_Alltoall_init (sbuf, c, ktype[k], rbuf, c, ktype[k], ic, MPI_INFO_NULL, &req));
         }
         bad += differ (k, rbuf, want, total);
     }
@@ -315,7 +315,7 @@ static int alltoallw_one (int mode, int c)
         }
         DO(MPI_Alltoallw (sbuf, scnt, disp, st, rbuf, rcnt, disp, rt, ic),
            MPI_Ialltoallw (sbuf, scnt, disp, st, rbuf, rcnt, disp, rt, ic, &req),
-           MPIX_Alltoallw_init (sbuf, scnt, disp, st, rbuf, rcnt, disp, rt, ic, MPI_INFO_NULL, &req));
+           MPI_Alltoallw_init (sbuf, scnt, disp, st, rbuf, rcnt, disp, rt, ic, MPI_INFO_NULL, &req));
         bad += differ (K_INT, rbuf, want, total);
     }
     DONE();
@@ -454,20 +454,20 @@ static int reduction_one (int kind, int mode, int red, int c, int rg)
         switch (kind) {
         case 0:
             DO(MPI_Reduce (s.p, r.p, c, t, op, root, ic), MPI_Ireduce (s.p, r.p, c, t, op, root, ic, &req),
-               MPIX_Reduce_init (s.p, r.p, c, t, op, root, ic, MPI_INFO_NULL, &req));
+               MPI_Reduce_init (s.p, r.p, c, t, op, root, ic, MPI_INFO_NULL, &req));
             break;
         case 1:
             DO(MPI_Allreduce (s.p, r.p, c, t, op, ic), MPI_Iallreduce (s.p, r.p, c, t, op, ic, &req),
-               MPIX_Allreduce_init (s.p, r.p, c, t, op, ic, MPI_INFO_NULL, &req));
+               MPI_Allreduce_init (s.p, r.p, c, t, op, ic, MPI_INFO_NULL, &req));
             break;
         case 2:
             DO(MPI_Reduce_scatter_block (s.p, r.p, rlen, t, op, ic),
                MPI_Ireduce_scatter_block (s.p, r.p, rlen, t, op, ic, &req),
-               MPIX_Reduce_scatter_block_init (s.p, r.p, rlen, t, op, ic, MPI_INFO_NULL, &req));
+               MPI_Reduce_scatter_block_init (s.p, r.p, rlen, t, op, ic, MPI_INFO_NULL, &req));
             break;
         default:
             DO(MPI_Reduce_scatter (s.p, r.p, rc, t, op, ic), MPI_Ireduce_scatter (s.p, r.p, rc, t, op, ic, &req),
-               MPIX_Reduce_scatter_init (s.p, r.p, rc, t, op, ic, MPI_INFO_NULL, &req));
+               MPI_Reduce_scatter_init (s.p, r.p, rc, t, op, ic, MPI_INFO_NULL, &req));
             break;
         }
         if (0 != kind || grp == rg) {   /* a reduce's senders have no result to check */

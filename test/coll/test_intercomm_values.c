@@ -99,7 +99,7 @@ static void check_barrier (int mode)
         usleep (2000 * ((world_rank + rep) % world_size));
         mine[0] = grp;
         mine[1] = now ();
-        DO(MPI_Barrier (ic), MPI_Ibarrier (ic, &req), MPIX_Barrier_init (ic, MPI_INFO_NULL, &req));
+        DO(MPI_Barrier (ic), MPI_Ibarrier (ic, &req), MPI_Barrier_init (ic, MPI_INFO_NULL, &req));
         mine[2] = now ();
         MPI_Allgather (mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, MPI_COMM_WORLD);
         for (int q = 0 ; q < world_size && !skip ; ++q) {

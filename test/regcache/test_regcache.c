@@ -108,7 +108,7 @@ static mca_rcache_base_module_t *create_cache (void)
 
     if (NULL == rcache) {
         fprintf (stderr, "mca_rcache_base_module_create(\"%s\") failed: is the component installed "
-                 "and in mca_base_component_path?\n", cache_name);
+                 "and in opal_mca_base_component_path?\n", cache_name);
         MPI_Abort (MPI_COMM_WORLD, 2);
     }
     return rcache;

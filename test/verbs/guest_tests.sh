@@ -18,7 +18,7 @@
 set -u
 top=${RWV_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 bin=$top/_build/test
-export OMPI_MCA_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
+export OMPI_MCA_opal_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_hwloc_base_binding_policy=none
 export OMPI_MCA_btl_rwv_backend=verbs OMPI_MCA_mpi_yield_when_idle=1
 failed=0

@@ -29,7 +29,7 @@
 #include "opal/class/opal_pointer_array.h"
 #include "opal/mca/btl/btl.h"
 #include "opal/mca/rcache/rcache.h"
-#include "opal/threads/mutex.h"
+#include "rwv_opal_compat.h"
 
 BEGIN_C_DECLS
 
@@ -149,7 +149,9 @@ typedef struct mca_btl_rwv_component_t {
     int test_fault;                  /* mca_btl_rwv_test_fault_t, from RWV_TEST_FAULT */
     int backend;                     /* mca_btl_rwv_backend_t */
 
-    mca_btl_rwv_module_t *module;    /* the one module, once initialised */
+    /* The one module, from the start of init.  Every function reaches it
+     * here; the btl argument the BTL interface passes is this same module. */
+    mca_btl_rwv_module_t *module;
 } mca_btl_rwv_component_t;
 
 OPAL_DECLSPEC extern mca_btl_rwv_component_t mca_btl_rwv_component;
@@ -161,9 +163,8 @@ extern mca_btl_rwv_module_t mca_btl_rwv_module_template;
 /* btl_rwv_module.c */
 /* With regs_lock held: does [address, address + width) lie in memory we
  * registered under KEY with every right in ACCESS? */
-bool mca_btl_rwv_registered_for (mca_btl_rwv_module_t *module, uint64_t key, uint64_t address, size_t width,
-                                 int32_t access);
-int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module);
+bool mca_btl_rwv_registered_for (uint64_t key, uint64_t address, size_t width, int32_t access);
+int mca_btl_rwv_module_init (void);
 
 mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,
                                                          struct mca_btl_base_endpoint_t *endpoint,

@@ -175,9 +175,10 @@ static void mca_btl_rwv_atomic_finish (mca_btl_rwv_atomic_t *atomic, uint64_t re
 
 /* The request is small: sendi injects it when the connection has room,
  * else it waits in a descriptor on the connection's queue. */
-static int mca_btl_rwv_send_control (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint,
+static int mca_btl_rwv_send_control (mca_btl_rwv_endpoint_t *endpoint,
                                      mca_btl_base_tag_t tag, void *data, size_t len)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_base_descriptor_t *des = NULL;
     int rc;
 
@@ -205,7 +206,7 @@ static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_en
                                      mca_btl_base_registration_handle_t *remote_handle, uint64_t remote_address, int op, uint64_t operand, uint64_t compare, int flags,
                                      mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
-    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     size_t width = (flags & MCA_BTL_ATOMIC_FLAG_32BIT) ? 4 : 8;
     mca_btl_rwv_atomic_request_hdr_t hdr;
     mca_btl_rwv_atomic_t *atomic;
@@ -249,7 +250,7 @@ static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_en
     opal_list_append (&endpoint->atomics, &atomic->super.super);
     endpoint->ops_out++;
     MCA_BTL_RWV_UNLOCK(module);
-    rc = mca_btl_rwv_send_control (module, endpoint, MCA_BTL_RWV_TAG_ATOMIC, &hdr, sizeof (hdr));
+    rc = mca_btl_rwv_send_control (endpoint, MCA_BTL_RWV_TAG_ATOMIC, &hdr, sizeof (hdr));
     if (OPAL_SUCCESS != rc) {
         MCA_BTL_RWV_LOCK(module);
         opal_list_remove_item (&endpoint->atomics, &atomic->super.super);
@@ -312,7 +313,7 @@ static int mca_btl_rwv_atomic_serve (const mca_btl_rwv_atomic_request_hdr_t *req
         return rc;
     }
     OPAL_THREAD_LOCK(&module->regs_lock);
-    if (mca_btl_rwv_registered_for (module, request->key, request->address, width, MCA_RCACHE_ACCESS_REMOTE_ATOMIC)) {
+    if (mca_btl_rwv_registered_for (request->key, request->address, width, MCA_RCACHE_ACCESS_REMOTE_ATOMIC)) {
         *result = mca_btl_rwv_atomic_apply (request->address, request->op, request->flags, request->operand,
                                             request->compare);
         rc = OPAL_SUCCESS;
@@ -336,7 +337,7 @@ static const char *mca_btl_rwv_atomic_request_receive (mca_btl_rwv_conn_t *conn,
         mca_btl_rwv_conn_refused_access (conn, "an atomic", request.address, request.key);
     }
     /* no room now: the reply waits on the queue, or the peer is gone and nobody waits */
-    (void) mca_btl_rwv_send_control (mca_btl_rwv_component.module, conn->endpoint, MCA_BTL_RWV_TAG_ATOMIC_REPLY,
+    (void) mca_btl_rwv_send_control (conn->endpoint, MCA_BTL_RWV_TAG_ATOMIC_REPLY,
                                      &reply, sizeof (reply));
     return NULL;
 }

@@ -15,7 +15,7 @@
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/btl/base/base.h"
-#include "opal/mca/pmix/pmix.h"
+#include "rwv_opal_compat.h"
 #include "opal/util/argv.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
@@ -38,7 +38,7 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
 mca_btl_rwv_component_t mca_btl_rwv_component = {
     .super = {
         .btl_version = {
-            MCA_BTL_BASE_VERSION_3_1_0,
+            RWV_COMPAT_BTL_VERSION,
             .mca_component_name = "rwv",
             MCA_BASE_MAKE_VERSION(component, RWV_VERSION_MAJOR, RWV_VERSION_MINOR, RWV_VERSION_RELEASE),
             .mca_open_component = rwv_open,
@@ -205,7 +205,7 @@ static int rwv_open (void)
 
 static bool rwv_invalid (const char *param, const char *value, const char *why)
 {
-    opal_show_help ("help-mpi-btl-rwv.txt", "invalid parameter", true, opal_proc_local_get ()->proc_hostname,
+    opal_show_help ("help-mpi-btl-rwv.txt", "invalid parameter", true, OPAL_PROC_MY_HOSTNAME,
                     param, value, why);
     return false;
 }
@@ -356,8 +356,9 @@ static bool rwv_params_valid (void)
 
 /* Our secret (btl_rwv_auth.h), then our rail addresses: through the
  * runtime only, never over a rail. */
-static int rwv_modex_send (mca_btl_rwv_module_t *module)
+static int rwv_modex_send (void)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     struct {
         uint8_t secret[MCA_BTL_RWV_SECRET_BYTES];
         mca_btl_rwv_rail_addr_t addrs[MCA_BTL_RWV_MAX_RAILS];
@@ -371,7 +372,7 @@ static int rwv_modex_send (mca_btl_rwv_module_t *module)
     for (int i = 0 ; i < module->num_rails ; ++i) {
         blob.addrs[i] = module->rails[i]->addr;
     }
-    OPAL_MODEX_SEND(rc, OPAL_PMIX_GLOBAL, &mca_btl_rwv_component.super.btl_version, &blob,
+    OPAL_MODEX_SEND(rc, RWV_MODEX_GLOBAL, &mca_btl_rwv_component.super.btl_version, &blob,
                     sizeof (blob.secret) + module->num_rails * sizeof (blob.addrs[0]));
     return rc;
 }
@@ -400,8 +401,9 @@ static int rwv_process_numa_node (void)
 
 /* NICs on the process's NUMA node first (a stable reorder): the first
  * rail carries eager messages by default. */
-static void rwv_order_rails (mca_btl_rwv_module_t *module, int numa)
+static void rwv_order_rails (int numa)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_rail_t *sorted[MCA_BTL_RWV_MAX_RAILS];
     int n = 0;
 
@@ -418,8 +420,10 @@ static void rwv_order_rails (mca_btl_rwv_module_t *module, int numa)
     }
 }
 
-static void rwv_list_rails (const mca_btl_rwv_module_t *module, char *buf, size_t len)
+static void rwv_list_rails (char *buf, size_t len)
 {
+    const mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
     buf[0] = '\0';
     for (int i = 0 ; i < module->num_rails ; ++i) {
         size_t used = strlen (buf);
@@ -429,8 +433,9 @@ static void rwv_list_rails (const mca_btl_rwv_module_t *module, char *buf, size_
     }
 }
 
-static int rwv_network_rails (const mca_btl_rwv_module_t *module)
+static int rwv_network_rails (void)
 {
+    const mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int n = 0;
 
     for (int i = 0 ; i < module->num_rails ; ++i) {
@@ -440,11 +445,12 @@ static int rwv_network_rails (const mca_btl_rwv_module_t *module)
 }
 
 /* btl_rwv_rail_bandwidth: one value in Mbit/s per network rail, or nothing. */
-static void rwv_apply_bandwidths (mca_btl_rwv_module_t *module)
+static void rwv_apply_bandwidths (void)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     char **values = opal_argv_split (mca_btl_rwv_component.rail_bandwidth, ',');
     int count = opal_argv_count (values);
-    bool valid = count == rwv_network_rails (module);
+    bool valid = count == rwv_network_rails ();
     char rails[MCA_BTL_RWV_MAX_RAILS * 110];
 
     for (int i = 0 ; valid && i < count ; ++i) {
@@ -460,9 +466,9 @@ static void rwv_apply_bandwidths (mca_btl_rwv_module_t *module)
             }
         }
     } else if (count > 0) {
-        rwv_list_rails (module, rails, sizeof (rails));
-        opal_show_help ("help-mpi-btl-rwv.txt", "bad bandwidth list", true, opal_proc_local_get ()->proc_hostname,
-                        mca_btl_rwv_component.rail_bandwidth, count, rwv_network_rails (module), rails);
+        rwv_list_rails (rails, sizeof (rails));
+        opal_show_help ("help-mpi-btl-rwv.txt", "bad bandwidth list", true, OPAL_PROC_MY_HOSTNAME,
+                        mca_btl_rwv_component.rail_bandwidth, count, rwv_network_rails (), rails);
     }
     opal_argv_free (values);
 }
@@ -471,7 +477,7 @@ static void rwv_report_no_rails (void)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
 
-    opal_show_help ("help-mpi-btl-rwv.txt", "no rails", true, opal_proc_local_get ()->proc_hostname,
+    opal_show_help ("help-mpi-btl-rwv.txt", "no rails", true, OPAL_PROC_MY_HOSTNAME,
                     c->provider_include, c->provider_exclude, c->if_include, c->if_exclude);
 }
 
@@ -481,8 +487,9 @@ static void rwv_report_no_rails (void)
  * both.  Under verbs a missing or unusable device leaves no rail, and rwv
  * disqualifies with the reason.  True if the user was told why there is
  * no rail. */
-static bool rwv_discover_rails (mca_btl_rwv_module_t *module, bool thread_safe)
+static bool rwv_discover_rails (bool thread_safe)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int backend = mca_btl_rwv_component.backend;
     bool told = false;
 
@@ -519,20 +526,21 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
         return NULL;
     }
     *module = mca_btl_rwv_module_template;
-    told = rwv_discover_rails (module, enable_mpi_threads || enable_progress_threads);
+    c->module = module;
+    told = rwv_discover_rails (enable_mpi_threads || enable_progress_threads);
     if (0 == module->num_rails) {
         if (!told) {
             rwv_report_no_rails ();
         }
+        c->module = NULL;
         free (module);
         free (modules);
         return NULL;
     }
     numa = rwv_process_numa_node ();
-    rwv_order_rails (module, numa);
-    rwv_apply_bandwidths (module);
-    c->module = module;
-    if (OPAL_SUCCESS != mca_btl_rwv_module_init (module) || OPAL_SUCCESS != rwv_modex_send (module) ||
+    rwv_order_rails (numa);
+    rwv_apply_bandwidths ();
+    if (OPAL_SUCCESS != mca_btl_rwv_module_init () || OPAL_SUCCESS != rwv_modex_send () ||
         OPAL_SUCCESS != mca_btl_rwv_shm_init ()) {
         module->super.btl_finalize (&module->super);
         free (modules);

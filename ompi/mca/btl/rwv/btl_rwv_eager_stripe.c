@@ -27,10 +27,10 @@
 
 #define MCA_BTL_RWV_EAGER_PIECE_MIN 2048
 
-static mca_btl_rwv_frag_t *mca_btl_rwv_eager_piece (mca_btl_rwv_module_t *module, mca_btl_rwv_frag_t *whole,
+static mca_btl_rwv_frag_t *mca_btl_rwv_eager_piece (mca_btl_rwv_frag_t *whole,
                                                     uint32_t id, size_t offset, size_t len)
 {
-    mca_btl_rwv_frag_t *piece = mca_btl_rwv_frag_alloc (module, whole->endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
+    mca_btl_rwv_frag_t *piece = mca_btl_rwv_frag_alloc (whole->endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
     mca_btl_rwv_stripe_hdr_t hdr = {.id = id, .offset = (uint32_t) offset,
                                     .total = (uint32_t) whole->segment.seg_len};
 
@@ -46,7 +46,7 @@ static mca_btl_rwv_frag_t *mca_btl_rwv_eager_piece (mca_btl_rwv_module_t *module
     return piece;
 }
 
-bool mca_btl_rwv_eager_stripe (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint,
+bool mca_btl_rwv_eager_stripe (mca_btl_rwv_endpoint_t *endpoint,
                                mca_btl_rwv_frag_t *frag)
 {
     mca_btl_rwv_conn_t *conns[MCA_BTL_RWV_MAX_RAILS];
@@ -60,7 +60,7 @@ bool mca_btl_rwv_eager_stripe (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoin
         return false;
     }
     for (int i = 0 ; i < n ; offset += lens[i++]) {
-        if (NULL == (pieces[i] = mca_btl_rwv_eager_piece (module, frag, id, offset, lens[i]))) {
+        if (NULL == (pieces[i] = mca_btl_rwv_eager_piece (frag, id, offset, lens[i]))) {
             while (i-- > 0) {
                 mca_btl_rwv_frag_return (pieces[i]);
             }
@@ -87,7 +87,7 @@ static mca_btl_rwv_frag_t *mca_btl_rwv_reassembly_find (mca_btl_rwv_endpoint_t *
             return whole;
         }
     }
-    whole = mca_btl_rwv_frag_alloc (mca_btl_rwv_component.module, endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
+    whole = mca_btl_rwv_frag_alloc (endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
     if (NULL != whole) {
         whole->stripe_id = hdr->id;
         whole->received = 0;
@@ -122,7 +122,7 @@ const char *mca_btl_rwv_eager_stripe_receive (mca_btl_rwv_endpoint_t *endpoint, 
     whole->received += (uint32_t) piece_len;
     if (whole->received == hdr.total) {
         opal_list_remove_item (&endpoint->reassembly, &whole->base.super.super);
-        mca_btl_rwv_deliver (whole->tag, whole->buf, hdr.total);
+        mca_btl_rwv_deliver (endpoint, whole->tag, whole->buf, hdr.total);
         mca_btl_rwv_frag_return (whole);
     }
     return NULL;

@@ -8,7 +8,7 @@
 
 BEGIN_C_DECLS
 
-bool mca_btl_rwv_eager_stripe (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint,
+bool mca_btl_rwv_eager_stripe (mca_btl_rwv_endpoint_t *endpoint,
                                mca_btl_rwv_frag_t *frag);
 /* NULL, or what is wrong with the piece (the caller reports it) */
 const char *mca_btl_rwv_eager_stripe_receive (mca_btl_rwv_endpoint_t *endpoint, uint8_t tag,

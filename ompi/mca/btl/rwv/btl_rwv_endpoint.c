@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "opal/mca/btl/base/base.h"
-#include "opal/mca/pmix/pmix.h"
+#include "rwv_opal_compat.h"
 #include "opal/util/sys_limits.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
@@ -74,7 +74,9 @@ static uint64_t mca_btl_rwv_name_key (const opal_process_name_t *name)
 
 const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint)
 {
-    return (endpoint->proc && endpoint->proc->proc_hostname) ? endpoint->proc->proc_hostname : "unknown host";
+    const char *host = endpoint->proc ? opal_get_proc_hostname (endpoint->proc) : NULL;
+
+    return host ? host : "unknown host";
 }
 
 /* ------------------------------------------------------------ rail choice */
@@ -101,8 +103,9 @@ int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, const mca
  * in the module's (NUMA-near first) order.  A peer on this node gets the
  * loopback rail alone if there is one: striping over it gains nothing.
  * Other peers never get it.  Returns how many. */
-static int mca_btl_rwv_choose_rails (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint)
+static int mca_btl_rwv_choose_rails (mca_btl_rwv_endpoint_t *endpoint)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     bool local = OPAL_PROC_ON_LOCAL_NODE(endpoint->proc->proc_flags);
 
     endpoint->same_node = local;
@@ -145,9 +148,9 @@ static int mca_btl_rwv_endpoint_modex (mca_btl_rwv_endpoint_t *endpoint)
     return OPAL_SUCCESS;
 }
 
-mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (mca_btl_rwv_module_t *module, opal_proc_t *proc,
-                                                     bool create)
+mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (opal_proc_t *proc, bool create)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     uint64_t key = mca_btl_rwv_name_key (&proc->proc_name);
     mca_btl_rwv_endpoint_t *endpoint = NULL;
 
@@ -161,7 +164,7 @@ mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (mca_btl_rwv_module_t *modul
     if (proc == opal_proc_local_get ()) {
         endpoint->self = true;
     } else if (OPAL_SUCCESS != mca_btl_rwv_endpoint_modex (endpoint) ||
-               0 == mca_btl_rwv_choose_rails (module, endpoint)) {
+               0 == mca_btl_rwv_choose_rails (endpoint)) {
         opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                              "btl/rwv: no rail reaches %s on %s", OPAL_NAME_PRINT(proc->proc_name),
                              mca_btl_rwv_peer_host (endpoint));
@@ -200,7 +203,7 @@ static void mca_btl_rwv_ring_unavailable (const mca_btl_rwv_endpoint_t *endpoint
         return;
     }
     said = true;
-    opal_show_help ("help-mpi-btl-rwv.txt", "no ring", true, opal_proc_local_get ()->proc_hostname,
+    opal_show_help ("help-mpi-btl-rwv.txt", "no ring", true, OPAL_PROC_MY_HOSTNAME,
                     mca_btl_rwv_peer_host (endpoint), rail->name, what, (double) bytes / (1 << 20),
                     mca_btl_rwv_component.eager_slots, mca_btl_rwv_component.eager_slot_size);
 }
@@ -353,7 +356,7 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
         endpoint->failed = true;
         inet_ntop (AF_INET, &conn->peer_addr.ipv4, peer, sizeof (peer));
         opal_show_help ("help-mpi-btl-rwv.txt", "connection failed", true,
-                        opal_proc_local_get ()->proc_hostname, mca_btl_rwv_peer_host (endpoint),
+                        OPAL_PROC_MY_HOSTNAME, mca_btl_rwv_peer_host (endpoint),
                         OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name, peer,
                         ntohs (conn->peer_addr.port), why, mca_btl_rwv_component.connect_timeout);
         if (NULL != module->error_cb) {
@@ -410,8 +413,10 @@ void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, uint32_t imm)
     }
 }
 
-void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module, double now)
-{    int size = opal_pointer_array_get_size (&module->conns);
+void mca_btl_rwv_conn_check_timeouts (double now)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    int size = opal_pointer_array_get_size (&module->conns);
 
     for (int i = 0 ; i < size ; ++i) {
         mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);

@@ -182,7 +182,7 @@ OBJ_CLASS_DECLARATION(mca_btl_rwv_endpoint_t);
 
 #define RWV_TRACE(...) opal_output_verbose (MCA_BASE_VERBOSE_TRACE, opal_btl_base_framework.framework_output, __VA_ARGS__)
 
-mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (mca_btl_rwv_module_t *module, opal_proc_t *proc,
+mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (opal_proc_t *proc,
                                                      bool create);
 /* the peer's rail on the same network as our RAIL, -1 if none */
 int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_rail_t *rail);
@@ -224,7 +224,7 @@ static inline bool mca_btl_rwv_endpoint_puts_delivered (const mca_btl_rwv_endpoi
 void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
 /* the peer's host name, for messages */
 const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint);
-void mca_btl_rwv_conn_check_timeouts (mca_btl_rwv_module_t *module, double now);
+void mca_btl_rwv_conn_check_timeouts (double now);
 
 static inline bool mca_btl_rwv_conn_ready (const mca_btl_rwv_conn_t *conn)
 {

@@ -195,9 +195,10 @@ const char *mca_btl_rwv_replay_check (mca_btl_rwv_conn_t *conn, uint8_t rail, ui
 
 /* Fail the connections on RAIL, all of them or only those whose peer
  * has another live rail to carry on. */
-static void mca_btl_rwv_rail_fail_conns (mca_btl_rwv_module_t *module, mca_btl_rwv_rail_t *rail, bool all,
+static void mca_btl_rwv_rail_fail_conns (mca_btl_rwv_rail_t *rail, bool all,
                                          const char *why)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int size = opal_pointer_array_get_size (&module->conns);
 
     for (int i = 0 ; i < size ; ++i) {
@@ -215,7 +216,7 @@ static void mca_btl_rwv_rail_fail_conns (mca_btl_rwv_module_t *module, mca_btl_r
  * its connection: the kernel's TCP (or the HCA's retries) holds what was
  * sent, and a link back within btl_rwv_rail_down_timeout loses nothing,
  * as over btl/tcp.  Past that the rail is given up. */
-static void mca_btl_rwv_rail_link_lost (mca_btl_rwv_module_t *module, mca_btl_rwv_rail_t *rail, double now)
+static void mca_btl_rwv_rail_link_lost (mca_btl_rwv_rail_t *rail, double now)
 {
     char why[96];
 
@@ -225,22 +226,23 @@ static void mca_btl_rwv_rail_link_lost (mca_btl_rwv_module_t *module, mca_btl_rw
                          "btl/rwv: %s: the link went down; peers with no other rail wait up to %d s "
                          "(btl_rwv_rail_down_timeout) for it to come back", rail->name,
                          mca_btl_rwv_component.rail_down_timeout);
-    mca_btl_rwv_rail_fail_conns (module, rail, mca_btl_rwv_component.rail_down_timeout <= 0, why);
+    mca_btl_rwv_rail_fail_conns (rail, mca_btl_rwv_component.rail_down_timeout <= 0, why);
     rail->down = mca_btl_rwv_component.rail_down_timeout <= 0;
 }
 
-static void mca_btl_rwv_rail_given_up (mca_btl_rwv_module_t *module, mca_btl_rwv_rail_t *rail)
+static void mca_btl_rwv_rail_given_up (mca_btl_rwv_rail_t *rail)
 {
     char why[128];
 
     snprintf (why, sizeof (why), "the link of interface %s went down and did not come back within %d s",
               rail->ifname, mca_btl_rwv_component.rail_down_timeout);
     rail->down = true;
-    mca_btl_rwv_rail_fail_conns (module, rail, true, why);
+    mca_btl_rwv_rail_fail_conns (rail, true, why);
 }
 
-void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now)
+void mca_btl_rwv_report_lost_rails (double now)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int size = opal_pointer_array_get_size (&module->conns);
 
     for (int i = 0 ; i < size && module->reports_pending > 0 ; ++i) {
@@ -254,7 +256,7 @@ void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now)
         module->reports_pending--;
         endpoint = conn->endpoint;
         if (!endpoint->failed) {
-            opal_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, opal_proc_local_get ()->proc_hostname,
+            opal_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, OPAL_PROC_MY_HOSTNAME,
                             mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
                             conn->rail->name, conn->replay.failed_why, mca_btl_rwv_endpoint_live_rails (endpoint, NULL));
         }
@@ -264,10 +266,12 @@ void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now)
 /* A rail whose link comes back within btl_rwv_rail_down_timeout carries
  * on with the connections it kept and serves new peers; peers that moved
  * to other rails come back to it (mca_btl_rwv_conn_may_rejoin). */
-void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now)
+void mca_btl_rwv_check_links (double now)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
     /* a job that never used rwv pays no ioctl for it */
-    if (now < module->next_link_check || !mca_btl_rwv_module_has_conns (module)) {
+    if (now < module->next_link_check || !mca_btl_rwv_module_has_conns ()) {
         return;
     }
     module->next_link_check = now + MCA_BTL_RWV_LINK_CHECK_INTERVAL;
@@ -276,9 +280,9 @@ void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now)
         bool up = rail->ops->link_up (rail);
 
         if (!up && 0 == rail->link_lost_at) {
-            mca_btl_rwv_rail_link_lost (module, rail, now);
+            mca_btl_rwv_rail_link_lost (rail, now);
         } else if (!up && !rail->down && now - rail->link_lost_at >= mca_btl_rwv_component.rail_down_timeout) {
-            mca_btl_rwv_rail_given_up (module, rail);
+            mca_btl_rwv_rail_given_up (rail);
         } else if (up && 0 != rail->link_lost_at) {
             opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
                                  "btl/rwv: %s: the link is back after %.1f s", rail->name, now - rail->link_lost_at);

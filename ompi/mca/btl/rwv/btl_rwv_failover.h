@@ -12,9 +12,9 @@ BEGIN_C_DECLS
  * the frag was handed to another rail */
 bool mca_btl_rwv_frag_failover (mca_btl_rwv_frag_t *frag, int status);
 void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why);
-void mca_btl_rwv_check_links (mca_btl_rwv_module_t *module, double now);
+void mca_btl_rwv_check_links (double now);
 /* the failed rails due for a report at `now' (HUGE_VAL at finalize: all of them) */
-void mca_btl_rwv_report_lost_rails (mca_btl_rwv_module_t *module, double now);
+void mca_btl_rwv_report_lost_rails (double now);
 void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn);
 /* A replay naming the receiver's RAIL, the connection ATTEMPT and SEQ
  * there (low 32 bits) arrived on CONN: NULL (and whether it was delivered before), or

@@ -49,9 +49,10 @@ static void mca_btl_rwv_marker_complete (mca_btl_rwv_op_t *op, int status)
  * flush between emulated nodes took 16.8-18.5 us with it, 18.8-21.2 with
  * a delivered write, whose acknowledgement comes later than a read's
  * answer. */
-static int mca_btl_rwv_marker_post (mca_btl_rwv_module_t *module, mca_btl_rwv_conn_t *conn,
+static int mca_btl_rwv_marker_post (mca_btl_rwv_conn_t *conn,
                                     mca_btl_rwv_piece_t *marker)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_rail_t *rail = conn->rail;
     void *desc = module->marker->reg->desc[rail->index];
 
@@ -64,8 +65,9 @@ static int mca_btl_rwv_marker_post (mca_btl_rwv_module_t *module, mca_btl_rwv_co
 }
 
 /* A failed rail needs no marker: its puts moved to another rail and are counted there. */
-static void mca_btl_rwv_conn_mark (mca_btl_rwv_module_t *module, mca_btl_rwv_conn_t *conn)
+static void mca_btl_rwv_conn_mark (mca_btl_rwv_conn_t *conn)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_piece_t *marker;
 
     if (!conn->unflushed || !mca_btl_rwv_conn_ready (conn)) {
@@ -79,7 +81,7 @@ static void mca_btl_rwv_conn_mark (mca_btl_rwv_module_t *module, mca_btl_rwv_con
     marker->request = NULL;
     marker->conn = conn;
     marker->puts_before = conn->small_puts;
-    if (OPAL_SUCCESS != mca_btl_rwv_marker_post (module, conn, marker)) {
+    if (OPAL_SUCCESS != mca_btl_rwv_marker_post (conn, marker)) {
         opal_free_list_return (&module->pieces, &marker->op.super);
         return;
     }
@@ -89,12 +91,12 @@ static void mca_btl_rwv_conn_mark (mca_btl_rwv_module_t *module, mca_btl_rwv_con
 
 /* Marks the peer's connections that need it, and folds the peer's state
  * into the pass's. */
-static void mca_btl_rwv_endpoint_pass (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint,
+static void mca_btl_rwv_endpoint_pass (mca_btl_rwv_endpoint_t *endpoint,
                                        bool *flushed, bool *failed)
 {
     for (int i = 0 ; i < MCA_BTL_RWV_MAX_RAILS ; ++i) {
         if (NULL != endpoint->conns[i]) {
-            mca_btl_rwv_conn_mark (module, endpoint->conns[i]);
+            mca_btl_rwv_conn_mark (endpoint->conns[i]);
         }
     }
     *flushed = *flushed && (0 == endpoint->ops_out || endpoint->failed);
@@ -103,17 +105,18 @@ static void mca_btl_rwv_endpoint_pass (mca_btl_rwv_module_t *module, mca_btl_rwv
 
 /* One peer, or all (NULL).  The marks are retried each pass, as a
  * connection may be out of room or not yet ready. */
-static bool mca_btl_rwv_flush_pass (mca_btl_rwv_module_t *module, mca_btl_rwv_endpoint_t *endpoint, bool *failed)
+static bool mca_btl_rwv_flush_pass (mca_btl_rwv_endpoint_t *endpoint, bool *failed)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     bool flushed = true;
 
     *failed = false;
     MCA_BTL_RWV_LOCK(module);
     if (NULL != endpoint) {
-        mca_btl_rwv_endpoint_pass (module, endpoint, &flushed, failed);
+        mca_btl_rwv_endpoint_pass (endpoint, &flushed, failed);
     } else {
         OPAL_LIST_FOREACH(endpoint, &module->endpoint_list, mca_btl_rwv_endpoint_t) {
-            mca_btl_rwv_endpoint_pass (module, endpoint, &flushed, failed);
+            mca_btl_rwv_endpoint_pass (endpoint, &flushed, failed);
         }
     }
     MCA_BTL_RWV_UNLOCK(module);
@@ -122,10 +125,9 @@ static bool mca_btl_rwv_flush_pass (mca_btl_rwv_module_t *module, mca_btl_rwv_en
 
 int mca_btl_rwv_flush (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint)
 {
-    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
     bool failed;
 
-    while (!mca_btl_rwv_flush_pass (module, endpoint, &failed)) {
+    while (!mca_btl_rwv_flush_pass (endpoint, &failed)) {
         opal_progress ();
     }
     return failed ? OPAL_ERR_UNREACH : OPAL_SUCCESS;

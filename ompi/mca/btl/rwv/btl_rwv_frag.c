@@ -42,9 +42,9 @@ int mca_btl_rwv_frag_init (opal_free_list_item_t *item, void *ctx)
     return OPAL_SUCCESS;
 }
 
-mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (mca_btl_rwv_module_t *module,
-                                            struct mca_btl_base_endpoint_t *endpoint, uint32_t flags)
+mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_free_list_get (&module->eager_frags);
 
     if (OPAL_UNLIKELY(NULL == frag)) {

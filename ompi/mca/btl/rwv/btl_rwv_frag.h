@@ -100,8 +100,7 @@ typedef struct mca_btl_rwv_piece_t {
 OBJ_CLASS_DECLARATION(mca_btl_rwv_piece_t);
 
 int mca_btl_rwv_frag_init (opal_free_list_item_t *item, void *ctx);
-mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (mca_btl_rwv_module_t *module,
-                                            struct mca_btl_base_endpoint_t *endpoint, uint32_t flags);
+mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags);
 void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag);
 /* The send finished (status) or failed: tell the PML (once) if it asked,
  * recycle when nobody holds it any more. */

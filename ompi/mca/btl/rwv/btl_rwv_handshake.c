@@ -166,7 +166,7 @@ static const char *mca_btl_rwv_conn_request_refusal (mca_btl_rwv_rail_t *rail, c
         return "it claims to be this process";
     }
     if (NULL == (proc = opal_proc_for_name (cm->name)) ||
-        NULL == (*endpoint = mca_btl_rwv_endpoint_lookup (mca_btl_rwv_component.module, proc, true))) {
+        NULL == (*endpoint = mca_btl_rwv_endpoint_lookup (proc, true))) {
         return "it names a process this one cannot reach";
     }
     if (!mca_btl_rwv_endpoint_owns_address (*endpoint, src_ipv4)) {

@@ -23,12 +23,12 @@
 static int mca_btl_rwv_add_procs (mca_btl_base_module_t *btl, size_t nprocs, opal_proc_t **procs,
                                   mca_btl_base_endpoint_t **endpoints, opal_bitmap_t *reachable)
 {
-    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
 
     mca_btl_rwv_offer_one_sided ();
     MCA_BTL_RWV_LOCK(module);
     for (size_t i = 0 ; i < nprocs ; ++i) {
-        endpoints[i] = mca_btl_rwv_endpoint_lookup (module, procs[i], true);
+        endpoints[i] = mca_btl_rwv_endpoint_lookup (procs[i], true);
         if (NULL != endpoints[i]) {
             opal_bitmap_set_bit (reachable, (int) i);
         }
@@ -46,7 +46,7 @@ static int mca_btl_rwv_del_procs (mca_btl_base_module_t *btl, size_t nprocs, opa
 
 static int mca_btl_rwv_register_error (mca_btl_base_module_t *btl, mca_btl_base_module_error_cb_fn_t cbfunc)
 {
-    ((mca_btl_rwv_module_t *) btl)->error_cb = cbfunc;
+    mca_btl_rwv_component.module->error_cb = cbfunc;
     return OPAL_SUCCESS;
 }
 
@@ -61,7 +61,7 @@ mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *
     if (OPAL_UNLIKELY(size > mca_btl_rwv_max_payload ())) {
         return NULL;
     }
-    frag = mca_btl_rwv_frag_alloc ((mca_btl_rwv_module_t *) btl, endpoint, flags);
+    frag = mca_btl_rwv_frag_alloc (endpoint, flags);
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
@@ -91,7 +91,7 @@ static mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t
     if (reserve + *size > mca_btl_rwv_max_payload ()) {
         *size = mca_btl_rwv_max_payload () - reserve;
     }
-    frag = mca_btl_rwv_frag_alloc ((mca_btl_rwv_module_t *) btl, endpoint, flags);
+    frag = mca_btl_rwv_frag_alloc (endpoint, flags);
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
@@ -110,7 +110,7 @@ static mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t
 
 static int mca_btl_rwv_reg_mem (void *reg_data, void *base, size_t size, mca_rcache_base_registration_t *rcreg)
 {
-    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) reg_data;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_reg_t *reg = (mca_btl_rwv_reg_t *) rcreg;
     int rc, i;
 
@@ -134,7 +134,7 @@ static int mca_btl_rwv_reg_mem (void *reg_data, void *base, size_t size, mca_rca
 
 static int mca_btl_rwv_dereg_mem (void *reg_data, mca_rcache_base_registration_t *rcreg)
 {
-    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) reg_data;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_reg_t *reg = (mca_btl_rwv_reg_t *) rcreg;
 
     OPAL_THREAD_LOCK(&module->regs_lock);
@@ -147,9 +147,9 @@ static int mca_btl_rwv_dereg_mem (void *reg_data, mca_rcache_base_registration_t
     return OPAL_SUCCESS;
 }
 
-bool mca_btl_rwv_registered_for (mca_btl_rwv_module_t *module, uint64_t key, uint64_t address, size_t width,
-                                 int32_t access)
+bool mca_btl_rwv_registered_for (uint64_t key, uint64_t address, size_t width, int32_t access)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_reg_t *reg;
 
     if (OPAL_SUCCESS != opal_hash_table_get_value_uint64 (&module->regs, key, (void **) &reg)) {
@@ -164,7 +164,7 @@ static mca_btl_base_registration_handle_t *mca_btl_rwv_register_mem (mca_btl_bas
                                                                      mca_btl_base_endpoint_t *endpoint,
                                                                      void *base, size_t size, uint32_t flags)
 {
-    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_rcache_base_registration_t *reg;
     int access = flags & MCA_BTL_REG_FLAG_ACCESS_ANY;
 
@@ -176,16 +176,18 @@ static mca_btl_base_registration_handle_t *mca_btl_rwv_register_mem (mca_btl_bas
 
 static int mca_btl_rwv_deregister_mem (mca_btl_base_module_t *btl, mca_btl_base_registration_handle_t *handle)
 {
-    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_reg_t *reg = (mca_btl_rwv_reg_t *) ((char *) handle - offsetof (mca_btl_rwv_reg_t, handle));
 
     return module->rcache->rcache_deregister (module->rcache, &reg->base);
 }
 
-static int mca_btl_rwv_rcache_create (mca_btl_rwv_module_t *module)
+static int mca_btl_rwv_rcache_create (void)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
     mca_rcache_base_resources_t resources = {
-        .cache_name = "btl/rwv", .reg_data = module, .sizeof_reg = sizeof (mca_btl_rwv_reg_t),
+        .cache_name = "btl/rwv", .reg_data = NULL, .sizeof_reg = sizeof (mca_btl_rwv_reg_t),
         .register_mem = mca_btl_rwv_reg_mem, .deregister_mem = mca_btl_rwv_dereg_mem,
     };
 
@@ -205,8 +207,9 @@ static int mca_btl_rwv_bookkeeping_list_init (opal_free_list_t *list, size_t siz
     return opal_free_list_init (list, size, opal_cache_line_size, class, 0, 0, 64, -1, 64, NULL, 0, NULL, NULL, NULL);
 }
 
-int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
+int mca_btl_rwv_module_init (void)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int rc;
 
     OBJ_CONSTRUCT(&module->eager_frags, opal_free_list_t);
@@ -225,7 +228,7 @@ int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
     opal_hash_table_init (&module->regs, 256);
     opal_pointer_array_init (&module->conns, 64, 1 << 16, 64);
 
-    rc = mca_btl_rwv_rcache_create (module);
+    rc = mca_btl_rwv_rcache_create ();
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
@@ -250,7 +253,7 @@ int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
         return rc;
     }
     /* one registered word, kept for the module's life, is the source of every flush marker */
-    module->marker = mca_btl_rwv_frag_alloc (module, NULL, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
+    module->marker = mca_btl_rwv_frag_alloc (NULL, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
     if (NULL == module->marker) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
@@ -260,10 +263,10 @@ int mca_btl_rwv_module_init (mca_btl_rwv_module_t *module)
 
 static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
 {
-    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_endpoint_t *endpoint;
 
-    mca_btl_rwv_report_lost_rails (module, HUGE_VAL);
+    mca_btl_rwv_report_lost_rails (HUGE_VAL);
     while (NULL != (endpoint = (mca_btl_rwv_endpoint_t *) opal_list_remove_first (&module->endpoint_list))) {
         mca_btl_rwv_endpoint_release (endpoint);
     }

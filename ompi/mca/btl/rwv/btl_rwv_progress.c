@@ -31,8 +31,9 @@
  * that died) then every 64th call too. */
 #define MCA_BTL_RWV_CQ_POLL_MASK_SHARED 63
 
-static int rwv_poll_connections (mca_btl_rwv_module_t *module)
+static int rwv_poll_connections (void)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int count = 0;
 
     MCA_BTL_RWV_LOCK(module);
@@ -45,8 +46,9 @@ static int rwv_poll_connections (mca_btl_rwv_module_t *module)
 
 /* Without connections there is nothing to progress but connection
  * requests: every call but the 1024th returns before any shared write. */
-static int rwv_progress_idle (mca_btl_rwv_module_t *module)
+static int rwv_progress_idle (void)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int32_t idle = 0;
     int count;
 
@@ -54,7 +56,7 @@ static int rwv_progress_idle (mca_btl_rwv_module_t *module)
         !opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
         return 0;
     }
-    count = rwv_poll_connections (module);
+    count = rwv_poll_connections ();
     opal_atomic_wmb ();
     module->progressing = 0;
     return count;
@@ -62,8 +64,9 @@ static int rwv_progress_idle (mca_btl_rwv_module_t *module)
 
 /* Every connected ring; CQ_WANTED[r]: rail r has a connection that
  * writes (or is written) through the rail rather than a shared ring. */
-static int rwv_poll_rings (mca_btl_rwv_module_t *module, bool *cq_wanted)
+static int rwv_poll_rings (bool *cq_wanted)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int size = opal_pointer_array_get_size (&module->conns), count = 0;
 
     for (int i = 0 ; i < size ; ++i) {
@@ -90,13 +93,13 @@ int mca_btl_rwv_progress (void)
     if (NULL == module) {
         return 0;
     }
-    if (!mca_btl_rwv_module_has_conns (module)) {
-        return rwv_progress_idle (module);
+    if (!mca_btl_rwv_module_has_conns ()) {
+        return rwv_progress_idle ();
     }
     if (!opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
         return 0;
     }
-    count = rwv_poll_rings (module, cq_wanted);
+    count = rwv_poll_rings (cq_wanted);
     for (int i = 0 ; i < module->num_rails ; ++i) {
         if (cq_wanted[i] || 0 == (module->progress_calls & MCA_BTL_RWV_CQ_POLL_MASK_SHARED)) {
             count += module->rails[i]->ops->poll_completions (module->rails[i]);
@@ -104,21 +107,21 @@ int mca_btl_rwv_progress (void)
         }
     }
     if (!opal_list_is_empty (&module->stored)) {
-        count += mca_btl_rwv_complete_stored (module);
+        count += mca_btl_rwv_complete_stored ();
     }
     if (0 == (module->progress_calls & (any_cq_wanted ? MCA_BTL_RWV_CM_POLL_MASK : MCA_BTL_RWV_CQ_POLL_MASK_SHARED))) {
-        count += rwv_poll_connections (module);
+        count += rwv_poll_connections ();
     }
     if (!opal_list_is_empty (&module->retry)) {
-        mca_btl_rwv_rdma_retry (module);
+        mca_btl_rwv_rdma_retry ();
     }
     if (0 == (module->progress_calls++ & 1023)) {
         MCA_BTL_RWV_LOCK(module);
         double now = mca_btl_rwv_now ();
 
-        mca_btl_rwv_conn_check_timeouts (module, now);
-        mca_btl_rwv_check_links (module, now);
-        mca_btl_rwv_report_lost_rails (module, now);
+        mca_btl_rwv_conn_check_timeouts (now);
+        mca_btl_rwv_check_links (now);
+        mca_btl_rwv_report_lost_rails (now);
         MCA_BTL_RWV_UNLOCK(module);
     }
     opal_atomic_wmb ();

@@ -117,8 +117,10 @@ static inline uint32_t mca_btl_rwv_netmask (int bits)
 
 /* Has any rail a connection (in any state)?  Without one there is no
  * completion to poll and no link worth checking. */
-static inline bool mca_btl_rwv_module_has_conns (const mca_btl_rwv_module_t *module)
+static inline bool mca_btl_rwv_module_has_conns (void)
 {
+    const mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
     for (int i = 0 ; i < module->num_rails ; ++i) {
         if (module->rails[i]->num_conns) {
             return true;

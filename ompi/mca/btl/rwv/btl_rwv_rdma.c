@@ -151,16 +151,19 @@ static void mca_btl_rwv_piece_complete (mca_btl_rwv_op_t *op, int status)
 }
 
 /* Post now, or wait on the retry list. */
-static void mca_btl_rwv_piece_start (mca_btl_rwv_module_t *module, mca_btl_rwv_piece_t *piece)
+static void mca_btl_rwv_piece_start (mca_btl_rwv_piece_t *piece)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
     if (!mca_btl_rwv_conn_ready (piece->conn) || OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
         opal_list_append (&module->retry, &piece->op.super.super);
     }
 }
 
-int mca_btl_rwv_rdma_start (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma_op_t *request, size_t size,
+int mca_btl_rwv_rdma_start (mca_btl_rwv_rdma_op_t *request, size_t size,
                               mca_btl_rwv_conn_t **conns, int n)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_piece_t *pieces[MCA_BTL_RWV_MAX_RAILS];
     size_t lens[MCA_BTL_RWV_MAX_RAILS], offset = 0;
 
@@ -183,14 +186,15 @@ int mca_btl_rwv_rdma_start (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma_op_t 
         pieces[i]->offset = offset;
         pieces[i]->len = lens[i];
         offset += lens[i];
-        mca_btl_rwv_piece_start (module, pieces[i]);
+        mca_btl_rwv_piece_start (pieces[i]);
     }
     return OPAL_SUCCESS;
 }
 
 /* Post the waiting pieces where there is a ready rail; give up on those whose peer is gone. */
-void mca_btl_rwv_rdma_retry (mca_btl_rwv_module_t *module)
+void mca_btl_rwv_rdma_retry (void)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_piece_t *piece, *next;
     opal_list_t failed;
 
@@ -235,10 +239,12 @@ static int mca_btl_rwv_rdma_self (bool is_put, void *local_address, uint64_t rem
 }
 
 /* Done at once: osc/rdma passes no callback when it relies on btl_flush. */
-static void mca_btl_rwv_rdma_told (mca_btl_rwv_module_t *module, mca_btl_base_endpoint_t *endpoint,
+static void mca_btl_rwv_rdma_told (mca_btl_base_endpoint_t *endpoint,
                                    void *local_address, mca_btl_base_registration_handle_t *local_handle,
                                    mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
     if (NULL != cbfunc) {
         cbfunc (&module->super, endpoint, local_address, local_handle, cbcontext, cbdata, OPAL_SUCCESS);
     }
@@ -276,11 +282,11 @@ static bool mca_btl_rwv_put_inject (mca_btl_rwv_conn_t *conn, void *local_addres
  * (coll/rdmabar's flags). */
 #define MCA_BTL_RWV_CONFIRM_EVERY 16
 
-static int mca_btl_rwv_put_small (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma_op_t *request,
+static int mca_btl_rwv_put_small (mca_btl_rwv_rdma_op_t *request,
                                   mca_btl_rwv_conn_t *conn, void *local_address)
 {
     mca_btl_rwv_endpoint_t *endpoint = request->endpoint;
-    mca_btl_rwv_frag_t *copy = mca_btl_rwv_frag_alloc (module, endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
+    mca_btl_rwv_frag_t *copy = mca_btl_rwv_frag_alloc (endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
     mca_btl_rwv_rail_t *rail;
 
     if (NULL == copy) {
@@ -307,7 +313,7 @@ static int mca_btl_rwv_put_small (mca_btl_rwv_module_t *module, mca_btl_rwv_rdma
         opal_list_append (&conn->kept_puts, &request->super.super);
         return OPAL_SUCCESS;
     }
-    return mca_btl_rwv_rdma_start (module, request, request->size, &conn, 1);
+    return mca_btl_rwv_rdma_start (request, request->size, &conn, 1);
 }
 
 void mca_btl_rwv_conn_confirm_puts (mca_btl_rwv_conn_t *conn, uint64_t mark)
@@ -328,7 +334,6 @@ void mca_btl_rwv_conn_confirm_puts (mca_btl_rwv_conn_t *conn, uint64_t mark)
  * be ready yet, they wait on the retry list. */
 void mca_btl_rwv_conn_repost_puts (mca_btl_rwv_conn_t *conn)
 {
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
     mca_btl_rwv_conn_t *ready[MCA_BTL_RWV_MAX_RAILS], *to = conn;
     mca_btl_rwv_rdma_op_t *request;
@@ -341,18 +346,19 @@ void mca_btl_rwv_conn_repost_puts (mca_btl_rwv_conn_t *conn)
     }
     while (NULL != (request = (mca_btl_rwv_rdma_op_t *) opal_list_remove_first (&conn->kept_puts))) {
         request->kept_conn = NULL;
-        if (OPAL_SUCCESS != mca_btl_rwv_rdma_start (module, request, request->size, &to, 1)) {
+        if (OPAL_SUCCESS != mca_btl_rwv_rdma_start (request, request->size, &to, 1)) {
             mca_btl_rwv_request_release (request);
         }
     }
 }
 
-static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint_t *endpoint, bool is_put,
+static int mca_btl_rwv_rdma (mca_btl_base_endpoint_t *endpoint, bool is_put,
                              void *local_address, uint64_t remote_address,
                              mca_btl_base_registration_handle_t *local_handle,
                              mca_btl_base_registration_handle_t *remote_handle, size_t size,
                              mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_conn_t *conns[MCA_BTL_RWV_MAX_RAILS];
     mca_btl_rwv_rdma_op_t *request;
     bool told_now;
@@ -360,13 +366,13 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
 
     if (mca_btl_rwv_target_is_local (endpoint, remote_handle)) {
         mca_btl_rwv_rdma_self (is_put, local_address, remote_address, size);
-        mca_btl_rwv_rdma_told (module, endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
+        mca_btl_rwv_rdma_told (endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
         return OPAL_SUCCESS;
     }
     if (endpoint->cma_pid) {
         rc = mca_btl_rwv_cma_copy (endpoint, is_put, local_address, remote_address, size);
         if (OPAL_SUCCESS == rc) {
-            mca_btl_rwv_rdma_told (module, endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
+            mca_btl_rwv_rdma_told (endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
         }
         if (OPAL_ERR_NOT_AVAILABLE != rc) {
             return rc;
@@ -384,7 +390,7 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     }
     if (is_put && mca_btl_rwv_put_inject (conns[0], local_address, remote_address, remote_handle, size)) {
         MCA_BTL_RWV_UNLOCK(module);
-        mca_btl_rwv_rdma_told (module, endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
+        mca_btl_rwv_rdma_told (endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
         return OPAL_SUCCESS;
     }
     request = (mca_btl_rwv_rdma_op_t *) opal_free_list_get (&module->rdma_ops);
@@ -406,9 +412,9 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     request->size = size;
     request->kept_conn = NULL;
     if (is_put && size <= conns[0]->rail->inject_size && mca_btl_rwv_endpoint_multirail (endpoint)) {
-        rc = mca_btl_rwv_put_small (module, request, conns[0], local_address);
+        rc = mca_btl_rwv_put_small (request, conns[0], local_address);
     } else {
-        rc = mca_btl_rwv_rdma_start (module, request, size, conns, n);
+        rc = mca_btl_rwv_rdma_start (request, size, conns, n);
     }
     /* read before unlocking: another thread's progress may release it */
     told_now = OPAL_SUCCESS == rc && NULL != request->copy;
@@ -417,7 +423,7 @@ static int mca_btl_rwv_rdma (mca_btl_rwv_module_t *module, mca_btl_base_endpoint
     }
     MCA_BTL_RWV_UNLOCK(module);
     if (told_now) {
-        mca_btl_rwv_rdma_told (module, endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
+        mca_btl_rwv_rdma_told (endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
     }
     return rc;
 }
@@ -427,7 +433,7 @@ int mca_btl_rwv_put (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoi
                      mca_btl_base_registration_handle_t *remote_handle, size_t size, int flags, int order,
                      mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
-    return mca_btl_rwv_rdma ((mca_btl_rwv_module_t *) btl, endpoint, true, local_address, remote_address,
+    return mca_btl_rwv_rdma (endpoint, true, local_address, remote_address,
                              local_handle, remote_handle, size, cbfunc, cbcontext, cbdata);
 }
 
@@ -436,6 +442,6 @@ int mca_btl_rwv_get (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoi
                      mca_btl_base_registration_handle_t *remote_handle, size_t size, int flags, int order,
                      mca_btl_base_rdma_completion_fn_t cbfunc, void *cbcontext, void *cbdata)
 {
-    return mca_btl_rwv_rdma ((mca_btl_rwv_module_t *) btl, endpoint, false, local_address, remote_address,
+    return mca_btl_rwv_rdma (endpoint, false, local_address, remote_address,
                              local_handle, remote_handle, size, cbfunc, cbcontext, cbdata);
 }

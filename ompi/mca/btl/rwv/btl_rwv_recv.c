@@ -38,7 +38,7 @@ void mca_btl_rwv_conn_malformed (mca_btl_rwv_conn_t *conn, const char *what)
     if (MCA_BTL_RWV_CONN_FAILED == conn->state) {
         return;
     }
-    opal_show_help ("help-mpi-btl-rwv.txt", "malformed message", true, opal_proc_local_get ()->proc_hostname,
+    opal_show_help ("help-mpi-btl-rwv.txt", "malformed message", true, OPAL_PROC_MY_HOSTNAME,
                     mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
                     conn->rail->name, what);
     mca_btl_rwv_conn_failed (conn, "it sent a malformed message");
@@ -56,19 +56,15 @@ void mca_btl_rwv_conn_refused_access (mca_btl_rwv_conn_t *conn, const char *what
         return;
     }
     snprintf (detail, sizeof (detail), "%s at 0x%" PRIx64 " with key 0x%" PRIx64, what, address, key);
-    opal_show_help ("help-mpi-btl-rwv.txt", "refused access", true, opal_proc_local_get ()->proc_hostname,
+    opal_show_help ("help-mpi-btl-rwv.txt", "refused access", true, OPAL_PROC_MY_HOSTNAME,
                     mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
                     conn->rail->name, detail);
 }
 
 /* The upcall: the PML (or osc/rdma) handles what arrived for TAG. */
-void mca_btl_rwv_deliver (mca_btl_base_tag_t tag, void *payload, size_t len)
+void mca_btl_rwv_deliver (mca_btl_rwv_endpoint_t *endpoint, mca_btl_base_tag_t tag, void *payload, size_t len)
 {
-    mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
-    mca_btl_base_segment_t segment = {.seg_addr.pval = payload, .seg_len = len};
-    mca_btl_base_descriptor_t des = {.des_segments = &segment, .des_segment_count = 1};
-
-    reg->cbfunc (&mca_btl_rwv_component.module->super, tag, &des, reg->cbdata);
+    rwv_compat_btl_deliver (&mca_btl_rwv_component.module->super, endpoint, tag, payload, len);
 }
 
 /* What is wrong with this arrival, or NULL. */
@@ -143,7 +139,7 @@ static const char *mca_btl_rwv_conn_consume (mca_btl_rwv_conn_t *conn, const mca
     if (hdr->flags & MCA_BTL_RWV_HDR_FLAG_STRIPE) {
         return mca_btl_rwv_eager_stripe_receive (conn->endpoint, hdr->tag, payload, hdr->len);
     }
-    mca_btl_rwv_deliver (hdr->tag, payload, hdr->len);
+    mca_btl_rwv_deliver (conn->endpoint, hdr->tag, payload, hdr->len);
     return NULL;
 }
 

@@ -9,7 +9,7 @@ BEGIN_C_DECLS
 
 int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);
 /* hand a message to whoever registered TAG */
-void mca_btl_rwv_deliver (mca_btl_base_tag_t tag, void *payload, size_t len);
+void mca_btl_rwv_deliver (mca_btl_rwv_endpoint_t *endpoint, mca_btl_base_tag_t tag, void *payload, size_t len);
 /* the peer sent something malformed: say what, close the connection */
 void mca_btl_rwv_conn_malformed (mca_btl_rwv_conn_t *conn, const char *what);
 /* the peer asked for memory not registered for it: say so once */

@@ -140,8 +140,9 @@ static int mca_btl_rwv_ring_write (mca_btl_rwv_conn_t *conn, const void *buf, si
 }
 
 /* Complete the writes done as stores; returns how many. */
-int mca_btl_rwv_complete_stored (mca_btl_rwv_module_t *module)
+int mca_btl_rwv_complete_stored (void)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int count = 0;
 
     while (true) {
@@ -267,7 +268,7 @@ int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn)
 int mca_btl_rwv_send (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint,
                       mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
 {
-    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) descriptor;
     int rc = OPAL_SUCCESS;
 
@@ -277,14 +278,14 @@ int mca_btl_rwv_send (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpo
     frag->endpoint = endpoint;
 
     if (endpoint->self) {
-        mca_btl_rwv_deliver (tag, frag->buf, frag->segment.seg_len);
+        mca_btl_rwv_deliver (endpoint, tag, frag->buf, frag->segment.seg_len);
         mca_btl_rwv_frag_complete (frag, OPAL_SUCCESS);
         return OPAL_SUCCESS;
     }
 
     MCA_BTL_RWV_LOCK(module);
     if (!(mca_btl_rwv_should_stripe (endpoint, frag->segment.seg_len) &&
-          mca_btl_rwv_eager_stripe (module, endpoint, frag))) {
+          mca_btl_rwv_eager_stripe (endpoint, frag))) {
         rc = mca_btl_rwv_endpoint_send_frag (endpoint, frag);
     }
     MCA_BTL_RWV_UNLOCK(module);
@@ -322,10 +323,10 @@ static void mca_btl_rwv_store_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t
 
 /* Inject a small message to a multi-rail peer, and keep a copy until the
  * peer has consumed it, for a replay should this rail fail. */
-static int mca_btl_rwv_inject_kept (mca_btl_rwv_module_t *module, mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor,
+static int mca_btl_rwv_inject_kept (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor,
                                     void *header, size_t header_size, size_t payload_size, mca_btl_base_tag_t tag)
 {
-    mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_alloc (module, conn->endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
+    mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_alloc (conn->endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
     size_t len = header_size + payload_size;
 
     if (NULL == frag) {
@@ -356,7 +357,7 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
                        size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
                        mca_btl_base_descriptor_t **descriptor)
 {
-    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) btl;
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     size_t len = header_size + payload_size;
     mca_btl_rwv_conn_t *conn = NULL;
     mca_btl_rwv_frag_t *frag;
@@ -378,12 +379,12 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
             mca_btl_rwv_pack_inline (buf, convertor, header, header_size, payload_size);
             rc = mca_btl_rwv_inject (conn, buf, len, tag, 0);
         } else if (small) {
-            rc = mca_btl_rwv_inject_kept (module, conn, convertor, header, header_size, payload_size, tag);
-        } else if (NULL != (frag = mca_btl_rwv_frag_alloc (module, endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP))) {
+            rc = mca_btl_rwv_inject_kept (conn, convertor, header, header_size, payload_size, tag);
+        } else if (NULL != (frag = mca_btl_rwv_frag_alloc (endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP))) {
             mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
             frag->segment.seg_len = len;
             frag->tag = tag;
-            if (!(mca_btl_rwv_should_stripe (endpoint, len) && mca_btl_rwv_eager_stripe (module, endpoint, frag))) {
+            if (!(mca_btl_rwv_should_stripe (endpoint, len) && mca_btl_rwv_eager_stripe (endpoint, frag))) {
                 mca_btl_rwv_conn_send_frag (conn, frag); /* packed: ours now, queued if need be */
             }
             rc = OPAL_SUCCESS;

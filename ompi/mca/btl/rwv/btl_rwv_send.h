@@ -21,7 +21,7 @@ uint64_t mca_btl_rwv_peer_tail_raddr (const mca_btl_rwv_conn_t *conn, mca_btl_rw
 /* a small write into the peer's ring (a store for a same-node peer) */
 int mca_btl_rwv_ring_inject (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr, bool with_imm,
                              uint32_t imm);
-int mca_btl_rwv_complete_stored (mca_btl_rwv_module_t *module);
+int mca_btl_rwv_complete_stored (void);
 
 END_C_DECLS
 

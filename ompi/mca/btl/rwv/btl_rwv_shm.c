@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "opal/mca/btl/base/base.h"
-#include "opal/mca/pmix/pmix.h"
+#include "rwv_opal_compat.h"
 #include "opal/sys/atomic.h"
 #include "opal/util/output.h"
 #include "opal/util/sys_limits.h"
@@ -94,7 +94,7 @@ int mca_btl_rwv_shm_init (void)
         card.slot_bytes = rwv_shm.slot_bytes;
         card.base = (uint64_t) (uintptr_t) rwv_shm.base;
     }
-    OPAL_MODEX_SEND_STRING(rc, OPAL_PMIX_LOCAL, RWV_SHM_KEY, &card, sizeof (card));
+    OPAL_MODEX_SEND_STRING(rc, RWV_MODEX_LOCAL, RWV_SHM_KEY, &card, sizeof (card));
     return rc;
 }
 

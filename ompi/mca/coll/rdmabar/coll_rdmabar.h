@@ -20,6 +20,7 @@
 #include "ompi_config.h"
 
 #include "ompi/mca/coll/coll.h"
+#include "rwv_ompi_compat.h"
 #include "opal/mca/btl/btl.h"
 #include "ompi/request/request.h"
 
@@ -33,7 +34,7 @@ enum {
 };
 
 typedef struct mca_coll_rdmabar_component_t {
-    mca_coll_base_component_2_0_0_t super;
+    mca_coll_base_component_t super;
     int priority;
     int algorithm;
     bool nbc_usable;        /* this libmpi's collective requests are laid out as rdmabar expects */

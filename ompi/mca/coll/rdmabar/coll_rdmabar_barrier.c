@@ -135,7 +135,7 @@ static int mca_coll_rdmabar_node_setup (mca_coll_rdmabar_module_t *module, struc
     mca_coll_rdmabar_locate (module, comm, &leader, &leader_rank);
     module->segment_size = (size_t) (module->local_size + 1) * MCA_COLL_RDMABAR_LINE;
     snprintf (name, sizeof (name), "/ompi-rdmabar-%u-%u-%u", (unsigned) leader.jobid, (unsigned) leader.vpid,
-              (unsigned) ompi_comm_get_cid (comm));
+              rwv_compat_comm_id (comm));
 
     if (0 == module->local_rank) {
         module->segment = mca_coll_rdmabar_map (name, module->segment_size, true);

@@ -6,7 +6,7 @@
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/util/show_help.h"
-#include "ompi/mca/rte/rte.h"
+#include "rwv_ompi_compat.h"
 #include "ompi/mca/coll/base/base.h"
 
 #include "coll_rdmabar.h"
@@ -19,7 +19,7 @@ static int rdmabar_init_query (bool enable_progress_threads, bool enable_mpi_thr
 mca_coll_rdmabar_component_t mca_coll_rdmabar_component = {
     .super = {
         .collm_version = {
-            MCA_COLL_BASE_VERSION_2_0_0,
+            RWV_COMPAT_COLL_VERSION,
             .mca_component_name = "rdmabar",
             MCA_BASE_MAKE_VERSION(component, RWV_VERSION_MAJOR, RWV_VERSION_MINOR, RWV_VERSION_RELEASE),
             .mca_register_component_params = rdmabar_register,

@@ -23,7 +23,7 @@
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/base/base.h"
 #include "ompi/mca/coll/base/coll_base_functions.h"
-#include "ompi/mca/rte/rte.h"
+#include "rwv_ompi_compat.h"
 
 #include "coll_rdmabar.h"
 
@@ -212,7 +212,7 @@ void mca_coll_rdmabar_incomplete (struct ompi_communicator_t *comm, const char *
     }
     said = true;
     opal_show_help ("help-coll-rdmabar.txt", "alone-incomplete", true, ompi_process_info.nodename, comm->c_name,
-                    (unsigned) ompi_comm_get_cid (comm), why);
+                    rwv_compat_comm_id (comm), why);
 }
 
 /* ------------------------------------------------------------ filling */

@@ -20,7 +20,7 @@
 
 #include "opal/class/opal_list.h"
 #include "opal/runtime/opal_progress.h"
-#include "opal/threads/mutex.h"
+#include "rwv_ompi_compat.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/pml/pml.h"

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * What differs between the Open MPI 4.1 and 5.0 series for the opal-level
+ * components (btl/rwv, rcache/regcache).  The protocol code includes this
+ * header instead of the moved headers and calls these helpers where the
+ * interfaces differ; no other file tests the Open MPI version.
+ *
+ *                      4.1 (BTL 3.1.0)             5.0 (BTL 3.3.0)
+ *   locks              opal/threads/mutex.h        opal/mca/threads/mutex.h
+ *   runtime exchange   opal/mca/pmix/pmix.h        opal/mca/pmix/pmix-internal.h
+ *                      OPAL_PMIX_GLOBAL, _LOCAL    PMIX_GLOBAL, PMIX_LOCAL
+ *   component version  MCA_BTL_BASE_VERSION_3_1_0  MCA_BTL_BASE_VERSION_3_3_0
+ *   receive upcall     cb(btl, tag, descriptor,    cb(btl, receive descriptor
+ *                         cbdata)                     with endpoint, tag, cbdata)
+ */
+#ifndef RWV_OPAL_COMPAT_H
+#define RWV_OPAL_COMPAT_H
+
+#include "opal_config.h"
+
+#if OMPI_MAJOR_VERSION == 4
+#    include "opal/mca/pmix/pmix.h"
+#    include "opal/threads/mutex.h"
+#    define RWV_MODEX_GLOBAL OPAL_PMIX_GLOBAL
+#    define RWV_MODEX_LOCAL OPAL_PMIX_LOCAL
+#    define RWV_COMPAT_BTL_VERSION MCA_BTL_BASE_VERSION_3_1_0
+#elif OMPI_MAJOR_VERSION == 5
+#    include "opal/mca/pmix/pmix-internal.h"
+#    include "opal/mca/threads/mutex.h"
+#    define RWV_MODEX_GLOBAL PMIX_GLOBAL
+#    define RWV_MODEX_LOCAL PMIX_LOCAL
+#    define RWV_COMPAT_BTL_VERSION MCA_BTL_BASE_VERSION_3_3_0
+#else
+#    error "btl/rwv and rcache/regcache support the Open MPI 4.1 and 5.0 series (configure checks this)"
+#endif
+
+#include "opal/mca/btl/btl.h"
+
+/* Hand LEN bytes at PAYLOAD, which arrived from ENDPOINT with TAG, to
+ * whoever registered TAG (ob1, osc/rdma). */
+static inline void rwv_compat_btl_deliver (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
+                                           mca_btl_base_tag_t tag, void *payload, size_t len)
+{
+    const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
+    mca_btl_base_segment_t segment = {.seg_addr.pval = payload, .seg_len = len};
+#if OMPI_MAJOR_VERSION == 4
+    mca_btl_base_descriptor_t des = {.des_segments = &segment, .des_segment_count = 1};
+
+    (void) endpoint;
+    reg->cbfunc (btl, tag, &des, reg->cbdata);
+#else
+    const mca_btl_base_receive_descriptor_t des = {
+        .endpoint = endpoint, .des_segments = &segment, .des_segment_count = 1, .tag = tag, .cbdata = reg->cbdata,
+    };
+
+    reg->cbfunc (btl, &des);
+#endif
+}
+
+#endif

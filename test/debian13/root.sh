@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+# The Debian 13 (trixie) root the suite builds and runs the project in,
+# against trixie's Open MPI 5.0.  Made with mmdebstrap from the archive the
+# host's apt already uses, kept under _build/ and reused while its package
+# list is the same.
+#
+#   test/debian13/root.sh make          make the root if it is missing
+#   test/debian13/root.sh run CMD...    run CMD inside it, as root, with
+#                                       /proc /sys /dev /dev/shm /run bound
+#   test/debian13/root.sh path          print where it is
+#
+# Exits 77 (the suite's "skipped") with one line saying why when the root
+# cannot be made here: not root, no mmdebstrap, no archive in the host's apt
+# sources, or the archive not reachable.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=${RWV_BUILD:-$top/_build}
+root=${RWV_DEBIAN13_ROOT:-$build/debian13-root}
+packages=(
+    openmpi-bin libopenmpi-dev libfabric-dev libfabric-bin libhwloc-dev
+    libibverbs-dev librdmacm-dev
+    gcc libc6-dev make autoconf automake libtool pkg-config
+    iproute2 util-linux procps
+)
+
+skip () { echo "# skip: Debian 13 root: $*"; exit 77; }
+
+# The Debian archive the host's apt uses: the first URI of a source that
+# carries the host's main suite (not its security archive).  deb822 files
+# first, then one-line sources.
+archive_uri () {
+    local f
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -r "$f" ] || continue
+        awk 'BEGIN { RS = ""; FS = "\n" }
+             { uri = ""; ok = 0
+               for (i = 1; i <= NF; i++) {
+                   if ($i ~ /^URIs:/) { split ($i, u, /[ \t]+/); uri = u[2] }
+                   if ($i ~ /^Suites:/ && $i !~ /-security/) ok = 1
+               }
+               if (ok && uri != "") { print uri; exit } }' "$f"
+    done | head -n 1 | grep . && return 0
+    cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+        awk '$1 == "deb" && $3 !~ /-security/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' |
+        head -n 1 | grep .
+}
+
+stamp () { printf '%s\n' "${packages[@]}" | md5sum | cut -c1-16; }
+
+make_root () {
+    local uri tmp
+    [ "$(id -u)" -eq 0 ] || skip "needs root (mmdebstrap and chroot)"
+    command -v mmdebstrap > /dev/null || skip "mmdebstrap is not installed (test/deps.sh installs it)"
+    if [ -f "$root/.rwv-root" ] && [ "$(cat "$root/.rwv-root")" = "$(stamp)" ]; then
+        return 0
+    fi
+    uri=$(archive_uri) || skip "no Debian archive found in the host's apt sources"
+    echo "# making the Debian 13 root in $root from the host's archive (a few minutes, once)"
+    rm -rf "$root" "$root.new"
+    tmp=$root.new
+    mkdir -p "$(dirname "$root")"
+    if ! mmdebstrap --variant=apt --include="$(IFS=,; echo "${packages[*]}")" \
+            --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
+            trixie "$tmp" "deb $uri trixie main" > "$build/debian13-root.log" 2>&1; then
+        rm -rf "$tmp"
+        skip "mmdebstrap could not make the root (is the archive reachable?); see $build/debian13-root.log"
+    fi
+    stamp > "$tmp/.rwv-root"
+    mv "$tmp" "$root"
+}
+
+# Bind what the emulated cluster needs from the host; network namespaces
+# and veth come from the host kernel.  Undone when the command ends.
+run_in_root () {
+    [ -f "$root/.rwv-root" ] || make_root || return
+    unshare --mount --propagation private -- /bin/sh -c '
+        r=$1; shift
+        for d in proc sys dev dev/shm run; do
+            mkdir -p "$r/$d" && mount --rbind "/$d" "$r/$d" || exit 1
+        done
+        mkdir -p "$r/work" && mount --bind "$0" "$r/work" || exit 1
+        exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"
+    ' "$top" "$root" "$@"
+}
+
+case "${1:-}" in
+    make) make_root ;;
+    run) shift; run_in_root "$@" ;;
+    path) echo "$root" ;;
+    *) echo "usage: $0 make | run CMD... | path" >&2; exit 2 ;;
+esac
