@@ -5,6 +5,10 @@
 #                          (a few minutes): tables on the screen, plots and a
 #                          results file under bench/results/
 # ./quickstart.sh --full   the same, long version (more sizes, rounds, rails)
+# ./quickstart.sh --debian13 [--full]
+#                          the same, then point to point, barrier and one-sided
+#                          again on Open MPI 5.0 in a Debian 13 root, into the
+#                          same results file
 # ./quickstart.sh check    install what is missing, build, run every test
 #                          (last line: "N passed, N failed, N skipped")
 set -eu
@@ -14,7 +18,7 @@ cd "$top"
 step () { echo "==> $*" >&2; }
 
 case "${1:-}" in
-    check|""|--full) ;;
+    check|""|--full|--debian13) ;;
     *)
         sed -n '2,/^set -eu/s/^# \{0,1\}//p' "$0" | sed '$d'
         exit 2
@@ -31,4 +35,4 @@ step "building and installing into $top/_build/inst (log: _build/build.log)"
 mkdir -p _build
 test/build-install.sh > _build/build.log 2>&1 || { tail -30 _build/build.log; exit 1; }
 step "comparing with Open MPI's built-in components (progress below; tables on stdout)"
-exec test/bench/run.sh ${1:-}
+exec test/bench/run.sh "$@"

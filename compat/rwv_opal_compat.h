@@ -36,6 +36,20 @@
 
 #include "opal/mca/btl/btl.h"
 
+/* osc/rdma computes wrong results when it sends accumulates through a
+ * BTL's atomics: 4.1.0 to 4.1.4 unpack MPI_Get_accumulate's fetched values
+ * from the end of the buffer for derived datatypes (fixed in 4.1.5); 5.0.7
+ * gets MPI_BXOR, BOR, LAND, LOR and LXOR wrong (stock btl/sm shows the
+ * same values; test_onesided_verify's accumulate check).  btl_rwv_osc.c
+ * then sets osc_rdma_network_max_amo to 0, unless the user set it, so
+ * that every accumulate takes osc/rdma's get-op-put path, which is right.
+ * Fetch-and-op and compare-and-swap keep rwv's atomics. */
+#if (OMPI_MAJOR_VERSION == 4 && OMPI_RELEASE_VERSION < 5) || OMPI_MAJOR_VERSION == 5
+#    define RWV_COMPAT_OSC_ACC_AMO_BROKEN 1
+#else
+#    define RWV_COMPAT_OSC_ACC_AMO_BROKEN 0
+#endif
+
 /* Hand LEN bytes at PAYLOAD, which arrived from ENDPOINT with TAG, to
  * whoever registered TAG (ob1, osc/rdma). */
 static inline void rwv_compat_btl_deliver (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Build the components and test programs and install them into the private
-# prefix _build/inst (configure and autogen only when their inputs changed).
+# prefix _build/inst, or $RWV_BUILD/inst (configure and autogen only when
+# their inputs changed).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=$top/_build
+build=${RWV_BUILD:-$top/_build}
 mkdir -p "$build"
 cd "$build"
 if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ] ||

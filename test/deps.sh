@@ -11,6 +11,7 @@ packages=(
     iproute2 util-linux
     gnuplot-nox netpipe-openmpi
     qemu-system-x86 busybox-static kmod cpio ibverbs-providers
+    mmdebstrap
 )
 missing=()
 for p in "${packages[@]}"; do

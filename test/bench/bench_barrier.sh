@@ -11,7 +11,7 @@
 # OUTDIR: also write OUTDIR/barrier.dat (layout btl rdmabar tuned best han sm)
 set -u
 . "$(dirname "$0")/bench_lib.sh"
-bin=$top/_build/test/bench/bench_barrier
+bin=$build/test/bench/bench_barrier
 rounds=${1:-1}
 n=${2:-3000}
 outdir=${3:-}

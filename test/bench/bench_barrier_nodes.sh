@@ -11,7 +11,7 @@
 #   test/bench/bench_barrier_nodes.sh [ROUNDS [BARRIERS [NODES...]]]
 set -u
 . "$(dirname "$0")/bench_lib.sh"
-bin=$top/_build/test/bench/bench_barrier
+bin=$build/test/bench/bench_barrier
 rounds=${1:-1}
 n=${2:-1000}
 shift 2 2>/dev/null

@@ -6,7 +6,7 @@
 #   test/bench/bench_cache.sh [REPEATS]
 set -u
 . "$(dirname "$0")/bench_lib.sh"
-bin=$top/_build/test
+bin=$build/test
 repeats=${1:-11}
 
 echo "## rcache/regcache against rcache/grdma: register+deregister cost"

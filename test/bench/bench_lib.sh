@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Helpers shared by the benchmark scripts (source it): the project's top
-# folder in $top, the private install on Open MPI's component path, and the
-# emulated cluster's functions.
+# folder in $top, its build in $build (_build, or $RWV_BUILD), the private
+# install on Open MPI's component path, and the emulated cluster's functions.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-export OMPI_MCA_opal_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
+build=${RWV_BUILD:-$top/_build}
+export OMPI_MCA_opal_mca_base_component_path="SYS_DEFAULT:$build/inst/lib/openmpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # no binding: emulated nodes share this host's cores, and the thread stress needs real parallelism
 export OMPI_MCA_hwloc_base_binding_policy=none

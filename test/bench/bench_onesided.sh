@@ -8,7 +8,7 @@
 #   test/bench/bench_onesided.sh OUTDIR
 set -u
 . "$(dirname "$0")/bench_lib.sh"
-bin=$top/_build/test/bench
+bin=$build/test/bench
 out=$1
 mkdir -p "$out"
 # libfabric 1.17's btl/ofi: only the net provider matches, and ob1 needs btl_ofi_mode 2

@@ -10,15 +10,17 @@
 # and prints markdown tables.
 set -u
 . "$(dirname "$0")/bench_lib.sh"
-bin=$top/_build/test/bench
+bin=$build/test/bench
 rounds=$1 out=$2
 shift 2
 sizes="$*"
 mkdir -p "$out"
 
-# libfabric 1.17's btl/ofi: only the net provider matches, and ob1 crashes
-# unless btl_ofi_mode is 2
-ofi_args="--mca btl self,ofi --mca btl_ofi_mode 2 --mca btl_ofi_provider_include net"
+# btl/ofi: with libfabric 1.17 only the net provider matches, and ob1
+# crashes unless btl_ofi_mode is 2; libfabric 2 (Debian 13) has no net
+# provider, and btl/ofi takes tcp
+ofi_provider=$(fi_info -l 2>/dev/null | grep -q '^net:' && echo net || echo tcp)
+ofi_args="--mca btl self,ofi --mca btl_ofi_mode 2 --mca btl_ofi_provider_include $ofi_provider"
 
 run_mpi () { # where contender launcher args...
     local where=$1 name=$2 launcher=$3 raw

@@ -12,7 +12,7 @@
 # or "2u" for the unequal pair) and prints a markdown table.
 set -u
 . "$(dirname "$0")/bench_lib.sh"
-bin=$top/_build/test/bench
+bin=$build/test/bench
 out=$1 rate=$2 rail_counts=$3
 shift 3
 sizes="$*"

@@ -3,20 +3,31 @@
 # The main job: measure our components against Open MPI's built-in ones in
 # one run, print the markdown tables, draw the plots and keep everything in
 # a results folder (machine, versions, date, options, tables, data, PNGs).
-#   test/bench/run.sh [--full]
+#   test/bench/run.sh [--full] [--debian13]
 # Short (default, a few minutes): 1 round, a few sizes, 1 and 2 rails.
 # --full: 3 rounds, sizes 1 B to 16 MiB, 1 to 3 rails with and without tbf,
 # NetPIPE to 16 MiB with perturbations.
+# --debian13: then point to point, barrier and one-sided again on Open MPI
+# 5.0 in the Debian 13 root (test/debian13/root.sh), against 5.0's own
+# paths, into the same results file.  Every table's heading names the Open
+# MPI it ran on.
 # Needs the build in _build (./quickstart.sh does it); the emulated-cluster
 # parts need root and are skipped with a message otherwise.
 set -u
 . "$(dirname "$0")/bench_lib.sh"
 bench=$top/test/bench
-full=0
-[ "${1:-}" = "--full" ] && full=1
+full=0 debian13=0 inner=""
+for arg in "$@"; do
+    case "$arg" in
+        --full) full=1 ;;
+        --debian13) debian13=1 ;;
+        --inner=*) inner=${arg#--inner=} ;;   # internal: the Debian 13 part, inside the root
+    esac
+done
+ompi_version=$(ompi_info --parsable 2>/dev/null | sed -n 's/^ompi:version:full://p')
 
 stamp=$(date -u +%Y%m%d-%H%M%S)
-out=$top/bench/results/$stamp-$(hostname)$([ $full = 1 ] && echo -full)
+out=${inner:-$top/bench/results/$stamp-$(hostname)$([ $full = 1 ] && echo -full)}
 mkdir -p "$out/data"
 if [ $full = 1 ]; then
     rounds=3 sizes="1 8 64 512 4096 32768 262144 1048576 4194304 16777216"
@@ -34,7 +45,7 @@ header () {
     echo "| run | $([ $full = 1 ] && echo "full (--full)" || echo short): $rounds round(s), sizes $sizes |"
     echo "| machine | $(hostname), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB |"
     echo "| kernel | $(uname -sr) |"
-    echo "| Open MPI | $(ompi_info --parsable 2>/dev/null | sed -n 's/^ompi:version:full://p') |"
+    echo "| Open MPI | $ompi_version$([ $debian13 = 1 ] && echo ", and 5.0 in a Debian 13 root (its own section)") |"
     echo "| libfabric | $(fi_info --version 2>/dev/null | sed -n 's/^libfabric: //p') |"
     echo "| compiler | $(gcc --version | head -n1) |"
     echo "| project | $(git -C "$top" describe --always --dirty 2>/dev/null) |"
@@ -48,10 +59,42 @@ header () {
 section () { # title command...
     local title=$1
     shift
-    bench_progress "== $title"
-    "$@"
+    bench_progress "== $title (Open MPI $ompi_version)"
+    "$@" | sed "s/^## .*/& (Open MPI $ompi_version)/"
     echo
 }
+
+# The same build and the comparisons that differ between the series, on
+# Open MPI 5.0 in the Debian 13 root; its data in data/debian13.
+debian13_part () {
+    local root=$top/test/debian13/root.sh inner_build=/work/_build/debian13 rc
+    "$root" make >&2
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        echo "> Open MPI 5.0: the Debian 13 root could not be made here (see above); no 5.0 tables."
+        return
+    fi
+    bench_progress "== building in the Debian 13 root (log: _build/debian13-build.log)"
+    if ! "$root" run env RWV_BUILD=$inner_build /work/test/build-install.sh > "$top/_build/debian13-build.log" 2>&1; then
+        echo "> Open MPI 5.0: the build in the Debian 13 root failed (_build/debian13-build.log); no 5.0 tables."
+        return
+    fi
+    "$root" run env RWV_BUILD=$inner_build bash /work/test/bench/run.sh $([ $full = 1 ] && echo --full) \
+        "--inner=/work/${out#"$top"/}/debian13"
+}
+
+# The Debian 13 root's part: point to point, barrier and one-sided only.
+if [ -n "$inner" ]; then
+    echo "# Open MPI $ompi_version, in the Debian 13 root on the same machine"
+    echo
+    echo "Built from the same tree against Debian 13's packages (libfabric $(fi_info --version 2>/dev/null |"
+    echo "sed -n 's/^libfabric: //p'), $(gcc --version | head -n1)); contenders are Open MPI $ompi_version's own."
+    echo
+    section "point to point" "$bench/bench_p2p.sh" "$rounds" "$out/data" $sizes
+    section "barrier" "$bench/bench_barrier.sh" "$rounds" "$barrier_n" "$out/data"
+    section "one-sided" "$bench/bench_onesided.sh" "$out/data"
+    exit 0
+fi
 
 {
     header
@@ -73,6 +116,7 @@ section () { # title command...
     fi
     section "one-sided" "$bench/bench_onesided.sh" "$out/data"
     section "NetPIPE" "$bench/bench_netpipe.sh" "$out/data" "$np_upper" $np_options
+    [ $debian13 = 1 ] && debian13_part
     echo "## Plots"
     echo
     bench_progress "== plots"

@@ -60,7 +60,7 @@ out=$(cluster_mpirun -np 4 --map-by node --mca mpi_yield_when_idle 1 --mca btl_b
       "$bin/test_pingpong_verify" -m 65536 2>&1)
 remote_rwv=$(echo "$out" | grep -c 'bml: Using rwv btl for send to')
 remote_tcp=$(echo "$out" | grep -c 'bml: Using tcp btl for send to')
-local_vader=$(echo "$out" | grep -c 'bml: Using vader btl for send to')
+local_vader=$(echo "$out" | grep -cE 'bml: Using (vader|sm) btl for send to')   # sm: its Open MPI 5.0 name
 if echo "$out" | grep -q '^ok - ' && [ "$remote_rwv" -gt 0 ] && [ "$remote_tcp" -eq 0 ] &&
    { [ "$nodes" -ne 2 ] || [ "$local_vader" -gt 0 ]; }; then
     echo "ok - in the default BTL set rwv wins over tcp between nodes and vader keeps same-node peers $label"

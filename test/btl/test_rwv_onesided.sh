@@ -54,8 +54,15 @@ verify_run "1 node, 3 ranks, --mca btl self,vader,rwv" mpirun --timeout 600 -np 
 cluster_up 2 1 || exit $?
 verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv" cluster_mpirun --timeout 600 -np 4 --map-by node \
     --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$bin" -D -m 1048576 -n 50
-verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv, derived datatypes" cluster_mpirun --timeout 600 -np 4 \
-    --map-by node --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$datatypes" -D -q
+# Open MPI 5.0.7's osc/rdma takes each accumulate of this matrix through a
+# lock round trip (get-op-put, see docs/openmpi-5.md): 6 to 10 minutes here
+# against 30 s on 4.1.4, beyond the suite's budget
+if ompi_info --version 2>/dev/null | grep -q '^Open MPI v5\.'; then
+    echo "skip - 2 emulated nodes, derived datatypes: Open MPI 5.0.7's osc/rdma needs 6-10 minutes for this matrix here (docs/openmpi-5.md); derived datatypes on one node and every accumulate check across nodes run"
+else
+    verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv, derived datatypes" cluster_mpirun --timeout 600 -np 4 \
+        --map-by node --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$datatypes" -D -q
+fi
 cluster_down
 cluster_up 3 2 || exit $?
 verify_run "3 emulated nodes, 2 rails, --mca btl self,rwv" cluster_mpirun --timeout 600 -np 3 --map-by node \
@@ -100,7 +107,7 @@ RWV_EXPECT="could not keep a connection to host rwvn2" run_keeping_help "$err" t
     '. "$1"; shift; cluster_mpirun "$@" 1>&2' cluster-job "$(dirname "$0")/../cluster/cluster.sh" \
     -np 2 --map-by node --enable-recovery --mca btl self,rwv "$wrap" "$bin" -k
 rc=$?
-status=$(sed -n 's/^rank 0 exit status: //p' "$err")
+status=$(tr -d '\000' < "$err" | sed -n 's/^rank 0 exit status: //p')   # prterun's help text carries NULs
 if [ "$rc" -ne 124 ] && grep -q 'could not keep a connection to host rwvn2' "$err" && [ "${status:-0}" -ne 0 ]; then
     echo "ok - a peer killed in a passive-target epoch (fetch-and-op and flush in a loop): rwv names its host, the origin ends with an error (exit $status), no hang"
 else

@@ -77,6 +77,8 @@ run_in_root () {
     [ -f "$root/.rwv-root" ] || make_root || return
     unshare --mount --propagation private -- /bin/sh -c '
         r=$1; shift
+        # a mount point of its own, so that ip netns can remount it inside
+        mount --bind "$r" "$r" || exit 1
         for d in proc sys dev dev/shm run; do
             mkdir -p "$r/$d" && mount --rbind "/$d" "$r/$d" || exit 1
         done

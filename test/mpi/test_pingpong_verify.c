@@ -93,7 +93,7 @@ int main (int argc, char **argv)
 {
     size_t max = 4 << 20, nsizes = 0;
     int iters = 3, rank, size, opt, half, peer, delay = 0, suicide = 0;
-    long bad = 0, total_bad;
+    long bad = 0, total_bad = 0; /* only rank 0 receives the sum; the others return 0 */
     unsigned char *buf;
 
     MPI_Init (&argc, &argv);

@@ -18,19 +18,6 @@
 
 #include "btl_rwv.h"
 
-/* osc/rdma of Open MPI 4.1.0 to 4.1.4 returns garbage from
- * MPI_Get_accumulate whenever a derived datatype sends it through its
- * network-atomic path: it unpacks the fetched values from the end of its
- * buffer instead of its start (fixed in 4.1.5 and 5.0).  Stock btl/vader
- * shows the same wrong values for integers.  No atomics for counts above
- * osc_rdma_network_max_amo: with 0 every accumulate takes osc/rdma's
- * get-op-put path, which is right. */
-#if OPAL_MAJOR_VERSION == 4 && OPAL_MINOR_VERSION == 1 && OPAL_RELEASE_VERSION < 5
-#define RWV_OSC_GACC_AMO_BROKEN 1
-#else
-#define RWV_OSC_GACC_AMO_BROKEN 0
-#endif
-
 static const mca_base_var_t *rwv_osc_default_var (const char *name)
 {
     int index = mca_base_var_find ("ompi", "osc", "rdma", name);
@@ -62,11 +49,11 @@ static void rwv_osc_offer (void)
     var->mbv_storage->stringval = list;
 }
 
-static void rwv_osc_avoid_gacc_bug (void)
+static void rwv_osc_avoid_acc_bug (void)
 {
     const mca_base_var_t *var = rwv_osc_default_var ("network_max_amo");
 
-    if (RWV_OSC_GACC_AMO_BROKEN && NULL != var) {
+    if (RWV_COMPAT_OSC_ACC_AMO_BROKEN && NULL != var) {
         var->mbv_storage->ulval = 0;
     }
 }
@@ -82,5 +69,5 @@ void mca_btl_rwv_offer_one_sided (void)
     if (mca_btl_rwv_component.one_sided) {
         rwv_osc_offer ();
     }
-    rwv_osc_avoid_gacc_bug ();
+    rwv_osc_avoid_acc_bug ();
 }

@@ -69,8 +69,8 @@ static int rdmabar_register (void)
 
     mca_coll_rdmabar_component.priority = MCA_COLL_RDMABAR_DEFAULT_PRIORITY;
     (void) mca_base_component_var_register (&mca_coll_rdmabar_component.super.collm_version, "priority",
-        "Selection priority of the rdmabar barrier; above coll/tuned's 30 so that it replaces "
-        "tuned's barrier, 0 to switch it off (negative values are refused)",
+        "Selection priority of the rdmabar barrier; above coll/tuned's 30 and coll/han's 35 (Open MPI 5.0) so that it replaces "
+        "their barrier, 0 to switch it off (negative values are refused)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &mca_coll_rdmabar_component.priority);
     return OMPI_SUCCESS;

@@ -28,7 +28,6 @@
 
 #include "coll_rdmabar.h"
 #include "coll_rdmabar_request.h"
-#include "coll_rdmabar_nbc_layout.h"
 
 enum { RDMABAR_COPY, RDMABAR_RECV, RDMABAR_SEND };
 
@@ -41,11 +40,11 @@ typedef struct rdmabar_xfer_t {
     ompi_datatype_t *type, *dst_type;
 } rdmabar_xfer_t;
 
-/* a collective request as libmpi's wrappers see it (coll_rdmabar_nbc_layout.h) */
+/* a collective request as libmpi's wrappers see it (rwv_ompi_compat.h) */
 OBJ_CLASS_DECLARATION(ompi_coll_base_nbc_request_t);
 
 struct mca_coll_rdmabar_request_t {
-    mca_coll_rdmabar_nbc_base_t super;
+    rwv_compat_nbc_request_t super;
     struct ompi_communicator_t *comm;
     int tag;
     int num_xfers;
@@ -106,7 +105,7 @@ static opal_mutex_t rdmabar_active_lock;
 static bool rdmabar_progress_registered;
 
 /* false when configure found this libmpi's collective request laid out
- * otherwise than coll_rdmabar_nbc_layout.h mirrors it: rdmabar then
+ * otherwise than rwv_ompi_compat.h says: rdmabar then
  * supplies no nonblocking or persistent collective */
 bool mca_coll_rdmabar_nbc_open (void)
 {
