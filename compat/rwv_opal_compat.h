@@ -10,6 +10,9 @@
  *   runtime exchange   opal/mca/pmix/pmix.h        opal/mca/pmix/pmix-internal.h
  *                      OPAL_PMIX_GLOBAL, _LOCAL    PMIX_GLOBAL, PMIX_LOCAL
  *   component version  MCA_BTL_BASE_VERSION_3_1_0  MCA_BTL_BASE_VERSION_3_3_0
+ *   remote completion  (no flag)                   MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION: osc/rdma
+ *                                                  uses a BTL's own put, get and atomics only
+ *                                                  with it, else its active-message emulation
  *   receive upcall     cb(btl, tag, descriptor,    cb(btl, receive descriptor
  *                         cbdata)                     with endpoint, tag, cbdata)
  */
@@ -24,12 +27,14 @@
 #    define RWV_MODEX_GLOBAL OPAL_PMIX_GLOBAL
 #    define RWV_MODEX_LOCAL OPAL_PMIX_LOCAL
 #    define RWV_COMPAT_BTL_VERSION MCA_BTL_BASE_VERSION_3_1_0
+#    define RWV_COMPAT_BTL_FLAGS_REMOTE_COMPLETION 0
 #elif OMPI_MAJOR_VERSION == 5
 #    include "opal/mca/pmix/pmix-internal.h"
 #    include "opal/mca/threads/mutex.h"
 #    define RWV_MODEX_GLOBAL PMIX_GLOBAL
 #    define RWV_MODEX_LOCAL PMIX_LOCAL
 #    define RWV_COMPAT_BTL_VERSION MCA_BTL_BASE_VERSION_3_3_0
+#    define RWV_COMPAT_BTL_FLAGS_REMOTE_COMPLETION MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION
 #else
 #    error "btl/rwv and rcache/regcache support the Open MPI 4.1 and 5.0 series (configure checks this)"
 #endif

@@ -40,3 +40,8 @@ wait_for_line () {
     done
     return 1
 }
+
+# True when the Open MPI on PATH is of the 5.0 series.
+ompi_is_5 () {
+    ompi_info --version 2>/dev/null | grep -q '^Open MPI v5\.'
+}

@@ -155,10 +155,16 @@ static int rwv_register (void)
         "uses rwv's put, get, flush and atomics: rwv is put at the head of osc_rdma_btls unless "
         "that parameter was set. Without it osc/rdma picks btl/vader wherever vader reaches every "
         "process of a window, and vader's emulated compare-and-swap crashes in Open MPI 4.1.4. "
-        "Whatever this says, under Open MPI 4.1.0-4.1.4 rwv also sets osc_rdma_network_max_amo to 0 "
-        "unless it was set: that osc/rdma returns wrong values from MPI_Get_accumulate with derived "
-        "datatypes on its network-atomic path",
+        "Under Open MPI 5.0 it also makes every put complete only once delivered and says so "
+        "(MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION), without which that osc/rdma emulates put, get and "
+        "atomics with active messages over rwv's eager ring. "
+        "Whatever this says, under Open MPI 4.1.0-4.1.4 and 5.0 rwv also sets osc_rdma_network_max_amo "
+        "to 0 unless it was set: those osc/rdma compute some accumulates wrongly on their network-atomic "
+        "path",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->one_sided);
+    if (c->one_sided) {
+        template->btl_flags |= RWV_COMPAT_BTL_FLAGS_REMOTE_COMPLETION;
+    }
     rwv_register_string ("backend",
         "Rail backend: verbs (libibverbs + librdmacm on every active RDMA port with an IPv4 address; "
         "disqualifies with the reason when there is none), ofi (libfabric providers, see "

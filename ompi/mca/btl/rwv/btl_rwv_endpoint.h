@@ -217,9 +217,16 @@ static inline bool mca_btl_rwv_target_is_local (const mca_btl_rwv_endpoint_t *en
     return endpoint->self || NULL == remote_handle;
 }
 /* Must a put to this peer complete only once delivered (btl_rwv_rdma.c)? */
+/* Every put completes only once delivered when rwv promises osc/rdma
+ * remote completion (btl_rwv_one_sided under Open MPI 5.0). */
+static inline bool mca_btl_rwv_puts_complete_remotely (void)
+{
+    return 0 != (mca_btl_rwv_component.module->super.btl_flags & RWV_COMPAT_BTL_FLAGS_REMOTE_COMPLETION);
+}
+
 static inline bool mca_btl_rwv_endpoint_puts_delivered (const mca_btl_rwv_endpoint_t *endpoint)
 {
-    return endpoint->num_rails > 1 || endpoint->same_node;
+    return endpoint->num_rails > 1 || endpoint->same_node || mca_btl_rwv_puts_complete_remotely ();
 }
 void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
 /* the peer's host name, for messages */

@@ -15,6 +15,10 @@
  *  - a multi-rail peer: the FIN may take another rail;
  *  - a peer on this node: osc/rdma keeps its locks in shared memory there
  *    and releases one from a put's callback, outside any stream.
+ * Under Open MPI 5.0 with btl_rwv_one_sided, rwv promises osc/rdma remote
+ * completion (MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION, without which osc/rdma
+ * uses only its active-message emulation): then every put completes only
+ * once delivered, and no put is injected or kept.
  * A get completes when the data is in local memory.
  *
  * A put to a remote one-rail peer no larger than the provider's inject
@@ -411,7 +415,8 @@ static int mca_btl_rwv_rdma (mca_btl_base_endpoint_t *endpoint, bool is_put,
     request->copy = NULL;
     request->size = size;
     request->kept_conn = NULL;
-    if (is_put && size <= conns[0]->rail->inject_size && mca_btl_rwv_endpoint_multirail (endpoint)) {
+    if (is_put && size <= conns[0]->rail->inject_size && mca_btl_rwv_endpoint_multirail (endpoint) &&
+        !mca_btl_rwv_puts_complete_remotely ()) {
         rc = mca_btl_rwv_put_small (request, conns[0], local_address);
     } else {
         rc = mca_btl_rwv_rdma_start (request, size, conns, n);
