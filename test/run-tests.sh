@@ -114,12 +114,13 @@ for config in "btl rwv" \
               "btl self,rwv" \
               "btl self,rwv --mca btl_rwv_flags send,put,get" \
               "btl self,rwv --mca btl_rwv_flags send,put" \
+              "btl self,rwv --mca btl_rwv_flags send,put --mca btl_rwv_single_copy none --mca btl_rwv_put_completion delivered" \
               "btl self,rwv --mca btl_rwv_rcache grdma" \
               "btl self,rwv --mca btl_rwv_single_copy none" \
               "btl self,rwv --mca btl_rwv_eager_mode cq" \
               "btl self,rwv --mca btl_rwv_eager_mode poll --mca btl_rwv_eager_slots 2" \
               "btl self,rwv --mca btl_rwv_eager_slot_size 4104"; do
-    CORE=$([ "$config" = "btl self,rwv" ] && echo 1) LABEL="--mca $config" run_test "rwv: ping-pong 0 B to 16 MiB, --mca $config" mpirun -np 2 --mca $config $pingpong
+    CORE=$(case "$config" in "btl self,rwv"|*put_completion*) echo 1 ;; esac) LABEL="--mca $config" run_test "rwv: ping-pong 0 B to 16 MiB, --mca $config" mpirun -np 2 --mca $config $pingpong
 done
 LABEL="--mca btl self,rwv" run_test "rwv: large messages as validating benchmarks send them, one node" \
     mpirun -np 2 --mca btl self,rwv "$bin/mpi/test_large_verify"

@@ -42,7 +42,7 @@ bench_size () {
 # output and error streams, without Open MPI's decoration
 bench_failure () { # errfile outfile
     local why
-    why=$(cat "$2" "$1" 2>/dev/null | grep -v -e '^-----' -e '^\s*$' -e 'help message' -e 'orte_base_help_aggregate' \
+    why=$(cat "$2" "$1" 2>/dev/null | tr -d '\000' | grep -v -e '^-----' -e '^\s*$' -e 'help message' -e 'orte_base_help_aggregate' \
           -e '^#.*size_bytes' | grep -i -m1 -e 'fail' -e 'error' -e 'abort' -e 'not ' -e 'unable' -e 'signal' |
           sed -e 's/^\[[^]]*\] *//' -e 's/^# *//' -e 's/^failed: //' -e 's/|/\//g' | cut -c1-110)
     echo "${why:-no output}"

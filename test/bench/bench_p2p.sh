@@ -156,5 +156,6 @@ for c in tcp ofi rwv; do summarize net "$c"; done
 table net "raw tcp ofi rwv" tcp
 echo
 echo "raw: libfabric on the same rail, fi_pingpong -e msg (1 byte) and test/bench/bench_fi_rma_bw (fi_write,"
-echo "window 16). ofi: btl/ofi with libfabric 1.17 matches only the 'net' provider and needs btl_ofi_mode 2"
-echo "(in mode 0 ob1 crashes); it is run that way. MPI figures: test/bench/bench_pingpong, window 16."
+echo "window 16). ofi: btl/ofi in mode 2 (in mode 0 ob1 crashes) on libfabric's '$ofi_provider' provider: with"
+echo "libfabric 1.17 only 'net' matches; libfabric 2 has no 'net', and btl/ofi does not take 'tcp'."
+echo "MPI figures: test/bench/bench_pingpong, window 16."

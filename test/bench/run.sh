@@ -87,8 +87,9 @@ debian13_part () {
 if [ -n "$inner" ]; then
     echo "# Open MPI $ompi_version, in the Debian 13 root on the same machine"
     echo
-    echo "Built from the same tree against Debian 13's packages (libfabric $(fi_info --version 2>/dev/null |"
-    echo "sed -n 's/^libfabric: //p'), $(gcc --version | head -n1)); contenders are Open MPI $ompi_version's own."
+    libfabric=$(fi_info --version 2>/dev/null | sed -n 's/^libfabric: //p')
+    echo "Built from the same tree against Debian 13's packages (libfabric $libfabric, $(gcc --version | head -n1));"
+    echo "contenders are Open MPI $ompi_version's own."
     echo
     section "point to point" "$bench/bench_p2p.sh" "$rounds" "$out/data" $sizes
     section "barrier" "$bench/bench_barrier.sh" "$rounds" "$barrier_n" "$out/data"

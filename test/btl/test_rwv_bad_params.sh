@@ -46,6 +46,7 @@ check_param "an unknown eager rail policy" --mca btl_rwv_eager_rail fastest -- "
 check_param "a stripe piece too small" --mca btl_rwv_stripe_min_size 100 -- "btl_rwv_stripe_min_size = 100"
 check_param "an unknown backend" --mca btl_rwv_backend rdma -- "use auto, ofi or verbs"
 check_param "an unknown single-copy mechanism" --mca btl_rwv_single_copy xpmem -- "use cma or none"
+check_param "an unknown put completion" --mca btl_rwv_put_completion remote -- "use ordered or delivered"
 check_param "a negative rail-down timeout" --mca btl_rwv_rail_down_timeout -1 -- "use 0 or a positive number of seconds"
 if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
     check_param "the verbs backend on a machine without RDMA devices" --mca btl_rwv_backend verbs -- \

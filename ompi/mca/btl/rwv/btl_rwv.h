@@ -81,6 +81,11 @@ typedef enum {
 } mca_btl_rwv_backend_t;
 
 typedef enum {
+    MCA_BTL_RWV_PUT_COMPLETION_ORDERED,   /* transport done with the source; stream order and flush do the rest */
+    MCA_BTL_RWV_PUT_COMPLETION_DELIVERED, /* the data is at the target */
+} mca_btl_rwv_put_completion_t;
+
+typedef enum {
     MCA_BTL_RWV_EAGER_RAIL_FIRST,        /* the first live rail in preference order */
     MCA_BTL_RWV_EAGER_RAIL_ROUND_ROBIN,  /* every live rail in turn */
 } mca_btl_rwv_eager_rail_t;
@@ -146,6 +151,7 @@ typedef struct mca_btl_rwv_component_t {
     int eager_rail;                  /* mca_btl_rwv_eager_rail_t */
     bool one_sided;                  /* put rwv first in osc_rdma_btls */
     int single_copy;                 /* mca_btl_rwv_single_copy_t */
+    int put_completion;              /* mca_btl_rwv_put_completion_t */
     int test_fault;                  /* mca_btl_rwv_test_fault_t, from RWV_TEST_FAULT */
     int backend;                     /* mca_btl_rwv_backend_t */
 

@@ -56,6 +56,7 @@ static char *rwv_eager_mode_string;
 static char *rwv_eager_rail_string;
 static char *rwv_backend_string;
 static char *rwv_single_copy_string;
+static char *rwv_put_completion_string;
 
 /* libopen-pal's copy of the machine topology, loaded at start-up */
 extern hwloc_topology_t opal_hwloc_topology;
@@ -155,9 +156,9 @@ static int rwv_register (void)
         "uses rwv's put, get, flush and atomics: rwv is put at the head of osc_rdma_btls unless "
         "that parameter was set. Without it osc/rdma picks btl/vader wherever vader reaches every "
         "process of a window, and vader's emulated compare-and-swap crashes in Open MPI 4.1.4. "
-        "Under Open MPI 5.0 it also makes every put complete only once delivered and says so "
-        "(MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION), without which that osc/rdma emulates put, get and "
-        "atomics with active messages over rwv's eager ring. "
+        "Under Open MPI 5.0 it also tells osc/rdma that rwv's puts complete remotely "
+        "(MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION, in the sense of btl_rwv_put_completion), without which "
+        "that osc/rdma emulates put, get and atomics with active messages over rwv's eager ring. "
         "Whatever this says, under Open MPI 4.1.0-4.1.4 and 5.0 rwv also sets osc_rdma_network_max_amo "
         "to 0 unless it was set: those osc/rdma compute some accumulates wrongly on their network-atomic "
         "path",
@@ -179,6 +180,13 @@ static int rwv_register (void)
         "where the kernel refuses, rwv says so at btl_base_verbose 20 and uses the loopback rail) or "
         "none (everything over the loopback rail)",
         "cma", &rwv_single_copy_string);
+    rwv_register_string ("put_completion",
+        "When a put is reported complete: ordered (when the transport is done with the source; whatever "
+        "this process sends the same peer afterwards arrives after the data, and btl_flush completes "
+        "every earlier put at the target, as osc/rdma relies on; puts to multi-rail and same-node peers "
+        "are delivered anyway) or delivered (only once the data is at the target: one more "
+        "acknowledgement per put, which doubles coll/rdmabar's barrier time between nodes)",
+        "ordered", &rwv_put_completion_string);
     rwv_register_string ("rcache",
         "Registration cache for RDMA buffers: regcache (this project) or grdma (Open MPI's)",
         "regcache", &c->rcache_name);
@@ -290,6 +298,7 @@ static bool rwv_params_valid (void)
     static const char *eager_rails[] = {"first", "round_robin", NULL}; /* mca_btl_rwv_eager_rail_t */
     static const char *backends[] = {"auto", "ofi", "verbs", NULL};   /* mca_btl_rwv_backend_t */
     static const char *single_copies[] = {"none", "cma", NULL};        /* mca_btl_rwv_single_copy_t */
+    static const char *put_completions[] = {"ordered", "delivered", NULL}; /* mca_btl_rwv_put_completion_t */
 
     if (!rwv_choose ("btl_rwv_eager_mode", rwv_eager_mode_string, eager_modes, "use auto, poll or cq",
                      &c->eager_mode) ||
@@ -297,7 +306,9 @@ static bool rwv_params_valid (void)
                      &c->eager_rail) ||
         !rwv_choose ("btl_rwv_backend", rwv_backend_string, backends, "use auto, ofi or verbs", &c->backend) ||
         !rwv_choose ("btl_rwv_single_copy", rwv_single_copy_string, single_copies, "use cma or none",
-                     &c->single_copy)) {
+                     &c->single_copy) ||
+        !rwv_choose ("btl_rwv_put_completion", rwv_put_completion_string, put_completions,
+                     "use ordered or delivered", &c->put_completion)) {
         return false;
     }
     if (MCA_BTL_RWV_BACKEND_VERBS == c->backend && !RWV_HAVE_VERBS) {

@@ -217,11 +217,10 @@ static inline bool mca_btl_rwv_target_is_local (const mca_btl_rwv_endpoint_t *en
     return endpoint->self || NULL == remote_handle;
 }
 /* Must a put to this peer complete only once delivered (btl_rwv_rdma.c)? */
-/* Every put completes only once delivered when rwv promises osc/rdma
- * remote completion (btl_rwv_one_sided under Open MPI 5.0). */
+/* btl_rwv_put_completion delivered: every put completes only once at the target. */
 static inline bool mca_btl_rwv_puts_complete_remotely (void)
 {
-    return 0 != (mca_btl_rwv_component.module->super.btl_flags & RWV_COMPAT_BTL_FLAGS_REMOTE_COMPLETION);
+    return MCA_BTL_RWV_PUT_COMPLETION_DELIVERED == mca_btl_rwv_component.put_completion;
 }
 
 static inline bool mca_btl_rwv_endpoint_puts_delivered (const mca_btl_rwv_endpoint_t *endpoint)

@@ -15,10 +15,12 @@
  *  - a multi-rail peer: the FIN may take another rail;
  *  - a peer on this node: osc/rdma keeps its locks in shared memory there
  *    and releases one from a put's callback, outside any stream.
- * Under Open MPI 5.0 with btl_rwv_one_sided, rwv promises osc/rdma remote
- * completion (MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION, without which osc/rdma
- * uses only its active-message emulation): then every put completes only
- * once delivered, and no put is injected or kept.
+ * With btl_rwv_put_completion delivered every put completes only once
+ * delivered, and no put is injected or kept.  Under Open MPI 5.0,
+ * btl_rwv_one_sided tells osc/rdma that puts complete remotely
+ * (MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION, without which it uses only its
+ * active-message emulation) in the ordered sense above, as btl/uct does
+ * for UCX's puts: what osc/rdma needs of it is btl_flush and the order.
  * A get completes when the data is in local memory.
  *
  * A put to a remote one-rail peer no larger than the provider's inject

@@ -76,11 +76,16 @@ typedef struct mca_coll_rdmabar_module_t {
     int algorithm;
     mca_btl_base_module_t *btl;
     volatile uint64_t *slots;
+    /* two sets of slots and of source words, one for odd and one for even
+     * barriers, so a barrier waits only for the puts of the barrier before
+     * last: a BTL whose puts complete at the target (rwv under Open MPI
+     * 5.0) reports them a round trip late */
     uint64_t *src;
+    size_t src_count;                     /* words in one set, of slots or of source words */
     mca_btl_base_registration_handle_t *slots_handle;
     mca_btl_base_registration_handle_t *src_handle;
     mca_coll_rdmabar_peer_t *peers;       /* by leader index */
-    volatile int32_t puts_in_flight;
+    volatile int32_t puts_in_flight[2];   /* by the parity of the barrier number */
     int put_errors;
 } mca_coll_rdmabar_module_t;
 OBJ_CLASS_DECLARATION(mca_coll_rdmabar_module_t);

@@ -30,7 +30,7 @@ static void mca_coll_rdmabar_module_construct (mca_coll_rdmabar_module_t *module
     module->src = NULL;
     module->slots_handle = module->src_handle = NULL;
     module->peers = NULL;
-    module->puts_in_flight = 0;
+    module->puts_in_flight[0] = module->puts_in_flight[1] = 0;
     module->put_errors = 0;
 }
 

@@ -54,7 +54,21 @@ static void rdmabar_put_done (mca_btl_base_module_t *btl, struct mca_btl_base_en
     if (OPAL_SUCCESS != status) {
         module->put_errors++;
     }
-    module->puts_in_flight--;
+    module->puts_in_flight[(uintptr_t) cbdata]--;
+}
+
+/* Barrier N's slot K: odd and even barriers use separate sets, so that a
+ * late put of barrier N - 1 cannot lower a slot barrier N has raised. */
+static volatile uint64_t *rdmabar_slot (mca_coll_rdmabar_module_t *module, uint64_t n, int k)
+{
+    return module->slots + (n & 1) * module->src_count + k;
+}
+
+static void rdmabar_wait_puts (mca_coll_rdmabar_module_t *module, int parity)
+{
+    while (module->puts_in_flight[parity] > 0) {
+        opal_progress ();
+    }
 }
 
 /* The first BTL that can put to this process. */
@@ -106,8 +120,9 @@ static bool rdmabar_register_slots (mca_coll_rdmabar_module_t *module, rdmabar_r
     size_t count = module->rounds + 1 > module->num_leaders ? module->rounds + 1 : module->num_leaders;
     size_t bytes = count * sizeof (uint64_t);
 
-    module->slots = calloc (count, sizeof (uint64_t));
-    module->src = calloc (count, sizeof (uint64_t));
+    module->slots = calloc (2 * count, sizeof (uint64_t));
+    module->src = calloc (2 * count, sizeof (uint64_t));
+    module->src_count = count;
     if (NULL == module->slots || NULL == module->src) {
         return false;
     }
@@ -115,9 +130,9 @@ static bool rdmabar_register_slots (mca_coll_rdmabar_module_t *module, rdmabar_r
         if (btl->btl_registration_handle_size > RDMABAR_MAX_HANDLE) {
             return false;
         }
-        module->slots_handle = btl->btl_register_mem (btl, NULL, (void *) module->slots, bytes,
+        module->slots_handle = btl->btl_register_mem (btl, NULL, (void *) module->slots, 2 * bytes,
                                                       MCA_BTL_REG_FLAG_REMOTE_WRITE | MCA_BTL_REG_FLAG_LOCAL_WRITE);
-        module->src_handle = btl->btl_register_mem (btl, NULL, module->src, bytes, MCA_BTL_REG_FLAG_LOCAL_WRITE);
+        module->src_handle = btl->btl_register_mem (btl, NULL, module->src, 2 * bytes, MCA_BTL_REG_FLAG_LOCAL_WRITE);
         if (NULL == module->slots_handle || NULL == module->src_handle) {
             return false;
         }
@@ -259,10 +274,9 @@ int mca_coll_rdmabar_rdma_setup (mca_coll_rdmabar_module_t *module, struct ompi_
 
 void mca_coll_rdmabar_rdma_release (mca_coll_rdmabar_module_t *module)
 {
-    /* the last barrier's puts may still read the source words */
-    while (module->puts_in_flight > 0) {
-        opal_progress ();
-    }
+    /* the last barriers' puts may still read the source words */
+    rdmabar_wait_puts (module, 0);
+    rdmabar_wait_puts (module, 1);
     if (NULL != module->btl && NULL != module->btl->btl_deregister_mem) {
         if (module->slots_handle) {
             module->btl->btl_deregister_mem (module->btl, module->slots_handle);
@@ -285,18 +299,20 @@ static int rdmabar_put (mca_coll_rdmabar_module_t *module, int leader, int slot,
 {
     mca_coll_rdmabar_peer_t *peer = &module->peers[leader];
     mca_btl_base_module_t *btl = module->btl;
+    uintptr_t parity = n & 1;
+    uint64_t *src = module->src + parity * module->src_count + slot;
     int rc;
 
-    module->src[slot] = n;
-    module->puts_in_flight++;
+    *src = n;
+    module->puts_in_flight[parity]++;
     while (OPAL_ERR_OUT_OF_RESOURCE ==
-           (rc = btl->btl_put (btl, peer->endpoint, &module->src[slot], peer->addr + slot * sizeof (uint64_t),
+           (rc = btl->btl_put (btl, peer->endpoint, src, peer->addr + (src - module->src) * sizeof (uint64_t),
                                module->src_handle, peer->handle, sizeof (uint64_t), 0, MCA_BTL_NO_ORDER,
-                               rdmabar_put_done, module, NULL))) {
+                               rdmabar_put_done, module, (void *) parity))) {
         opal_progress ();
     }
     if (OPAL_SUCCESS != rc) {
-        module->puts_in_flight--;
+        module->puts_in_flight[parity]--;
     }
     return rc;
 }
@@ -311,7 +327,7 @@ static int rdmabar_dissemination (mca_coll_rdmabar_module_t *module, uint64_t n)
         if (OPAL_SUCCESS != rc) {
             return rc;
         }
-        mca_coll_rdmabar_wait (&module->slots[k], n, true);
+        mca_coll_rdmabar_wait (rdmabar_slot (module, n, k), n, true);
     }
     return OPAL_SUCCESS;
 }
@@ -325,15 +341,15 @@ static int rdmabar_recursive_doubling (mca_coll_rdmabar_module_t *module, uint64
     if (i >= p) {
         /* extra: check in with a partner in the power-of-two set, wait to be released */
         rc = rdmabar_put (module, i - p, extra, n);
-        mca_coll_rdmabar_wait (&module->slots[extra], n, true);
+        mca_coll_rdmabar_wait (rdmabar_slot (module, n, extra), n, true);
         return rc;
     }
     if (i + p < nl) {
-        mca_coll_rdmabar_wait (&module->slots[extra], n, true);
+        mca_coll_rdmabar_wait (rdmabar_slot (module, n, extra), n, true);
     }
     for (int k = 0 ; (1 << k) < p && OPAL_SUCCESS == rc ; ++k) {
         rc = rdmabar_put (module, i ^ (1 << k), k, n);
-        mca_coll_rdmabar_wait (&module->slots[k], n, true);
+        mca_coll_rdmabar_wait (rdmabar_slot (module, n, k), n, true);
     }
     if (i + p < nl && OPAL_SUCCESS == rc) {
         rc = rdmabar_put (module, i + p, extra, n);
@@ -350,11 +366,11 @@ static int rdmabar_linear (mca_coll_rdmabar_module_t *module, uint64_t n)
 
     if (0 != i) {
         rc = rdmabar_put (module, 0, i, n);
-        mca_coll_rdmabar_wait (&module->slots[0], n, true);
+        mca_coll_rdmabar_wait (rdmabar_slot (module, n, 0), n, true);
         return rc;
     }
     for (int j = 1 ; j < nl ; ++j) {
-        mca_coll_rdmabar_wait (&module->slots[j], n, true);
+        mca_coll_rdmabar_wait (rdmabar_slot (module, n, j), n, true);
     }
     for (int j = 1 ; j < nl && OPAL_SUCCESS == rc ; ++j) {
         rc = rdmabar_put (module, j, 0, n);
@@ -366,11 +382,9 @@ int mca_coll_rdmabar_rdma_barrier (mca_coll_rdmabar_module_t *module, uint64_t n
 {
     int rc;
 
-    /* the last barrier's puts still own the source words; they are long
-     * done by now, so waiting here rather than there costs nothing */
-    while (module->puts_in_flight > 0) {
-        opal_progress ();
-    }
+    /* the puts of the barrier before last still own this parity's source
+     * words; they are long done by now */
+    rdmabar_wait_puts (module, n & 1);
     switch (module->algorithm) {
     case MCA_COLL_RDMABAR_DISSEMINATION:
         rc = rdmabar_dissemination (module, n);
