@@ -260,10 +260,11 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_rail_conn (mca_btl_rwv_endpoint_
     if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, module->rails[r]))) {
         return NULL;
     }
-    if (mca_btl_rwv_conn_may_rejoin (conn)) {
-        mca_btl_rwv_conn_rejoin_prepare (conn);
+    if (MCA_BTL_RWV_CONN_IDLE == conn->state) {
         mca_btl_rwv_conn_start (conn);
-    } else if (MCA_BTL_RWV_CONN_IDLE == conn->state) {
+    } else if (MCA_BTL_RWV_CONN_FAILED == conn->state && mca_btl_rwv_conn_may_rejoin (conn)) {
+        /* a connected rail, the common case, asks failover nothing */
+        mca_btl_rwv_conn_rejoin_prepare (conn);
         mca_btl_rwv_conn_start (conn);
     }
     if (MCA_BTL_RWV_CONN_FAILED == conn->state || (conn->replay.rejoining && !take_rejoining)) {

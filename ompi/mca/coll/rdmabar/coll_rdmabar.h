@@ -81,7 +81,7 @@ typedef struct mca_coll_rdmabar_module_t {
      * last: a BTL whose puts complete at the target (rwv under Open MPI
      * 5.0) reports them a round trip late */
     uint64_t *src;
-    size_t src_count;                     /* words in one set, of slots or of source words */
+    size_t set_words;                     /* words in one set (of slots, and of source words) */
     mca_btl_base_registration_handle_t *slots_handle;
     mca_btl_base_registration_handle_t *src_handle;
     mca_coll_rdmabar_peer_t *peers;       /* by leader index */

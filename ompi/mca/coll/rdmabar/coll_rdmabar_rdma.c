@@ -61,7 +61,7 @@ static void rdmabar_put_done (mca_btl_base_module_t *btl, struct mca_btl_base_en
  * late put of barrier N - 1 cannot lower a slot barrier N has raised. */
 static volatile uint64_t *rdmabar_slot (mca_coll_rdmabar_module_t *module, uint64_t n, int k)
 {
-    return module->slots + (n & 1) * module->src_count + k;
+    return module->slots + (n & 1) * module->set_words + k;
 }
 
 static void rdmabar_wait_puts (mca_coll_rdmabar_module_t *module, int parity)
@@ -122,7 +122,7 @@ static bool rdmabar_register_slots (mca_coll_rdmabar_module_t *module, rdmabar_r
 
     module->slots = calloc (2 * count, sizeof (uint64_t));
     module->src = calloc (2 * count, sizeof (uint64_t));
-    module->src_count = count;
+    module->set_words = count;
     if (NULL == module->slots || NULL == module->src) {
         return false;
     }
@@ -300,7 +300,7 @@ static int rdmabar_put (mca_coll_rdmabar_module_t *module, int leader, int slot,
     mca_coll_rdmabar_peer_t *peer = &module->peers[leader];
     mca_btl_base_module_t *btl = module->btl;
     uintptr_t parity = n & 1;
-    uint64_t *src = module->src + parity * module->src_count + slot;
+    uint64_t *src = module->src + parity * module->set_words + slot;
     int rc;
 
     *src = n;
