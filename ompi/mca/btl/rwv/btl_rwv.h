@@ -172,10 +172,6 @@ extern mca_btl_rwv_module_t mca_btl_rwv_module_template;
 bool mca_btl_rwv_registered_for (uint64_t key, uint64_t address, size_t width, int32_t access);
 int mca_btl_rwv_module_init (void);
 
-mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,
-                                                         struct mca_btl_base_endpoint_t *endpoint,
-                                                         uint8_t order, size_t size, uint32_t flags);
-
 /* btl_rwv_send.c */
 int mca_btl_rwv_send (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                       mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag);

@@ -30,6 +30,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_atomic.h"
+#include "btl_rwv_rdma.h"
 #include "btl_rwv_recv.h"
 
 

@@ -226,6 +226,8 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
         return NULL;
     }
     memset (conn->local.ring, 0, conn->local.ring_bytes);
+    conn->local.tail = (volatile uint64_t *) (conn->local.ring + mca_btl_rwv_ring_tail ((uint64_t) mca_btl_rwv_component.eager_slots,
+                                                                                   (uint64_t) mca_btl_rwv_component.eager_slot_size));
     conn->meter.bandwidth = rail->bandwidth > 0 ? rail->bandwidth : mca_btl_rwv_endpoint_best_bandwidth (endpoint);
     if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->local.ring, conn->local.ring_bytes, &conn->local.ring_mr, &desc,
                                            &conn->local.ring_rkey)) {
@@ -430,6 +432,16 @@ void mca_btl_rwv_conn_check_timeouts (double now)
     }
 }
 
+/* Only a peer reached over several rails has its rails measured: one rail
+ * carries everything whatever its rate. */
+static const char *mca_btl_rwv_conn_bandwidth_source (const mca_btl_rwv_conn_t *conn)
+{
+    if (conn->rail->bandwidth > 0) {
+        return "configured";
+    }
+    return conn->endpoint->num_rails > 1 ? "measured" : "unmeasured (its only rail to this peer)";
+}
+
 static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
@@ -442,8 +454,8 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
     opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                          "btl/rwv: rail %s to %s: %s bandwidth %.1f MB/s, %" PRIu64 " eager messages sent, "
                          "%" PRIu64 " bytes put or got since connected, re-established %u times", conn->rail->name,
-                         peer, conn->rail->bandwidth > 0 ? "configured" : "measured", conn->meter.bandwidth, conn->peer.send_seq,
-                         conn->meter.rdma_bytes, conn->replay.rejoins);
+                         peer, mca_btl_rwv_conn_bandwidth_source (conn), conn->meter.bandwidth, conn->peer.send_seq,
+                         conn->rdma_bytes, conn->replay.rejoins);
     conn->rail->ops->disconnect (conn);
     mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
     OBJ_DESTRUCT(&conn->pending);

@@ -58,6 +58,7 @@ typedef struct mca_btl_rwv_replay_window_t {
 typedef struct mca_btl_rwv_local_ring_t {
     unsigned char *ring;
     size_t ring_bytes;
+    volatile uint64_t *tail;   /* the ring's tail words, indexed by mca_btl_rwv_ring_tail_word_t */
     void *ring_mr;
     uint64_t ring_rkey;
     bool notify_imm;           /* we asked for immediate data */
@@ -69,6 +70,7 @@ typedef struct mca_btl_rwv_local_ring_t {
 /* The peer's ring on a connection, which we write into. */
 typedef struct mca_btl_rwv_peer_ring_t {
     uint64_t ring_raddr;
+    uint64_t tail_raddr;       /* its tail's first word, as we address it */
     uint64_t ring_rkey;
     unsigned char *ring;       /* the same ring in our mapping of a same-node peer's rings: stores, not writes */
     uint16_t shm_slot;
@@ -81,18 +83,17 @@ typedef struct mca_btl_rwv_peer_ring_t {
     uint64_t consumed;         /* of those, how many the peer has consumed */
 } mca_btl_rwv_peer_ring_t;
 
-/* Striping (btl_rwv_stripe.c): the rail's bandwidth to this peer, the
- * put/get pieces outstanding on it and since when it has had some, and
- * the fading sums of bytes delivered and busy time that measure it. */
+/* Striping (btl_rwv_stripe.c), kept for peers reached over more than one
+ * rail: the rail's bandwidth to this peer, the bytes outstanding on it and
+ * since when it has had some, and the fading sums of bytes delivered and
+ * busy time that measure it. */
 typedef struct mca_btl_rwv_meter_t {
     double bandwidth;          /* bytes per microsecond, measured or configured */
     bool measured;             /* bandwidth is this rail's own measurement */
-    int pieces_out;
     size_t bytes_out;
     double busy_since;
     double bytes;
     double busy;
-    uint64_t rdma_bytes;       /* put or got since connected, for the verbose report */
 } mca_btl_rwv_meter_t;
 
 /* Failover (btl_rwv_failover.c): what a failed connection must still
@@ -142,6 +143,8 @@ typedef struct mca_btl_rwv_conn_t {
     uint64_t small_puts;
     /* a put completed here before it was delivered: a flush must mark the stream (btl_rwv_flush.c) */
     bool unflushed;
+    int pieces_out;            /* put and get pieces posted here and not yet complete (btl_rwv_rdma.c) */
+    uint64_t rdma_bytes;       /* put or got since connected, for the verbose report */
     unsigned access_refused;   /* requests refused for memory not registered for them (said once) */
 } mca_btl_rwv_conn_t;
 
@@ -201,20 +204,6 @@ static inline bool mca_btl_rwv_endpoint_has_live_rail (const mca_btl_rwv_endpoin
                                                        const mca_btl_rwv_conn_t *except)
 {
     return mca_btl_rwv_endpoint_live_rails (endpoint, except) > 0;
-}
-static inline bool mca_btl_rwv_endpoint_multirail (const mca_btl_rwv_endpoint_t *endpoint)
-{
-    return endpoint->num_rails > 1;
-}
-/* Is the target of a put, get or atomic memory this process addresses
- * itself?  Its own (the endpoint is itself), or memory the caller has
- * mapped and names with no registration: osc/rdma does so for a window in
- * shared memory on this node, whose address is then valid here, not in
- * the peer.  Anything else is the peer's, named by its registration. */
-static inline bool mca_btl_rwv_target_is_local (const mca_btl_rwv_endpoint_t *endpoint,
-                                                const mca_btl_base_registration_handle_t *remote_handle)
-{
-    return endpoint->self || NULL == remote_handle;
 }
 /* Must a put to this peer complete only once delivered (btl_rwv_rdma.c)? */
 /* btl_rwv_put_completion delivered: every put completes only once at the target. */

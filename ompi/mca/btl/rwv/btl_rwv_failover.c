@@ -270,8 +270,9 @@ void mca_btl_rwv_check_links (double now)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
 
-    /* a job that never used rwv pays no ioctl for it */
-    if (now < module->next_link_check || !mca_btl_rwv_module_has_conns ()) {
+    /* progress calls this only while a rail has a connection: a job that
+     * never used rwv pays no ioctl for it */
+    if (now < module->next_link_check) {
         return;
     }
     module->next_link_check = now + MCA_BTL_RWV_LINK_CHECK_INTERVAL;
@@ -300,7 +301,7 @@ void mca_btl_rwv_check_links (double now)
 bool mca_btl_rwv_conn_quiescent (mca_btl_rwv_conn_t *conn)
 {
     return !conn->replay.no_rejoin && opal_list_is_empty (&conn->pending) && opal_list_is_empty (&conn->replay.unacked) &&
-           opal_list_is_empty (&conn->kept_puts) && 0 == conn->meter.pieces_out;
+           opal_list_is_empty (&conn->kept_puts) && 0 == conn->pieces_out;
 }
 
 /* Only the higher rank re-establishes a rail, the side that wins when
@@ -312,7 +313,7 @@ bool mca_btl_rwv_conn_may_rejoin (mca_btl_rwv_conn_t *conn)
     const mca_btl_rwv_rail_t *rail = conn->rail;
 
     return MCA_BTL_RWV_CONN_FAILED == conn->state && !conn->replay.no_rejoin && !conn->endpoint->failed &&
-           mca_btl_rwv_endpoint_multirail (conn->endpoint) && !rail->down && 0 == rail->link_lost_at &&
+           conn->endpoint->num_rails > 1 && !rail->down && 0 == rail->link_lost_at &&
            opal_compare_proc (opal_proc_local_get ()->proc_name, conn->endpoint->proc->proc_name) > 0 &&
            mca_btl_rwv_now () >= conn->replay.rejoin_at && mca_btl_rwv_conn_quiescent (conn);
 }

@@ -25,7 +25,7 @@
 
 static uint64_t mca_btl_rwv_marker_raddr (const mca_btl_rwv_conn_t *conn)
 {
-    return mca_btl_rwv_peer_tail_raddr (conn, MCA_BTL_RWV_TAIL_MARKER);
+    return conn->peer.tail_raddr + MCA_BTL_RWV_TAIL_MARKER * sizeof (uint64_t);
 }
 
 static void mca_btl_rwv_marker_complete (mca_btl_rwv_op_t *op, int status)

@@ -104,6 +104,15 @@ mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endp
 void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag);
 /* The send finished (status) or failed: tell the PML (once) if it asked,
  * recycle when nobody holds it any more. */
+/* The BTL's descriptor calls (ob1 allocates, fills, frees send descriptors) */
+mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,
+                                                         struct mca_btl_base_endpoint_t *endpoint,
+                                                         uint8_t order, size_t size, uint32_t flags);
+int mca_btl_rwv_free (mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des);
+mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t *btl,
+                                                    struct mca_btl_base_endpoint_t *endpoint,
+                                                    opal_convertor_t *convertor, uint8_t order,
+                                                    size_t reserve, size_t *size, uint32_t flags);
 void mca_btl_rwv_frag_complete (mca_btl_rwv_frag_t *frag, int status);
 /* Tell the PML the outcome (once); true if the frag is the PML's to free. */
 bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status);

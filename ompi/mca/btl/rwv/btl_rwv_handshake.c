@@ -48,6 +48,7 @@ static void mca_btl_rwv_conn_take_peer_cm (mca_btl_rwv_conn_t *conn, const mca_b
     conn->peer.ring_rkey = cm->ring_rkey;
     conn->peer.slots = cm->slots;
     conn->peer.slot_size = cm->slot_size;
+    conn->peer.tail_raddr = cm->ring_raddr + mca_btl_rwv_ring_tail (cm->slots, cm->slot_size);
     conn->peer.conn_id = cm->conn_id;
     conn->peer.rail = cm->rail;
     conn->peer.notify_imm = cm->notify_imm;
@@ -72,7 +73,7 @@ static void mca_btl_rwv_conn_reset (mca_btl_rwv_conn_t *conn)
     memset (conn->local.ring, 0, conn->local.ring_bytes);
     conn->local.recv_seq = conn->local.imm_seen = conn->local.credits_reported = 0;
     conn->peer.send_seq = conn->peer.consumed = 0;
-    conn->meter.rdma_bytes = 0;
+    conn->rdma_bytes = 0;
     conn->may_send = false;
     conn->local.notify_imm = mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_CQ ||
         (mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_AUTO && !conn->rail->ordered_placement);
@@ -294,7 +295,7 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
 
 bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn)
 {
-    return 0 != *mca_btl_rwv_tail_word (conn, MCA_BTL_RWV_TAIL_GOODBYE);
+    return 0 != conn->local.tail[MCA_BTL_RWV_TAIL_GOODBYE];
 }
 
 /* Before closing at finalize: a write the peer sees before the close
@@ -302,7 +303,7 @@ bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn)
 void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn)
 {
     static const uint64_t one = 1;
-    uint64_t raddr = mca_btl_rwv_peer_tail_raddr (conn, MCA_BTL_RWV_TAIL_GOODBYE);
+    uint64_t raddr = conn->peer.tail_raddr + MCA_BTL_RWV_TAIL_GOODBYE * sizeof (uint64_t);
 
     (void) mca_btl_rwv_ring_inject (conn, &one, sizeof (one), raddr, false, 0);
 }

@@ -50,62 +50,6 @@ static int mca_btl_rwv_register_error (mca_btl_base_module_t *btl, mca_btl_base_
     return OPAL_SUCCESS;
 }
 
-/* ------------------------------------------------------------ descriptors */
-
-mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,
-                                                         mca_btl_base_endpoint_t *endpoint, uint8_t order,
-                                                         size_t size, uint32_t flags)
-{
-    mca_btl_rwv_frag_t *frag;
-
-    if (OPAL_UNLIKELY(size > mca_btl_rwv_max_payload ())) {
-        return NULL;
-    }
-    frag = mca_btl_rwv_frag_alloc (endpoint, flags);
-    if (OPAL_UNLIKELY(NULL == frag)) {
-        return NULL;
-    }
-    frag->segment.seg_len = size;
-    return &frag->base;
-}
-
-/* The PML gives a descriptor back; a copy kept for replay stays until the peer has it. */
-static int mca_btl_rwv_free (mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des)
-{
-    mca_btl_rwv_frag_pml_free ((mca_btl_rwv_frag_t *) des);
-    return OPAL_SUCCESS;
-}
-
-/* Always a copy into a registered send buffer: the eager write needs the
- * header right after the payload in registered memory. */
-static mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t *btl,
-                                                           mca_btl_base_endpoint_t *endpoint,
-                                                           opal_convertor_t *convertor, uint8_t order,
-                                                           size_t reserve, size_t *size, uint32_t flags)
-{
-    mca_btl_rwv_frag_t *frag;
-    struct iovec iov;
-    uint32_t iov_count = 1;
-    size_t max_data;
-
-    if (reserve + *size > mca_btl_rwv_max_payload ()) {
-        *size = mca_btl_rwv_max_payload () - reserve;
-    }
-    frag = mca_btl_rwv_frag_alloc (endpoint, flags);
-    if (OPAL_UNLIKELY(NULL == frag)) {
-        return NULL;
-    }
-    iov.iov_base = frag->buf + reserve;
-    iov.iov_len = max_data = *size;
-    if (OPAL_UNLIKELY(opal_convertor_pack (convertor, &iov, &iov_count, &max_data) < 0)) {
-        mca_btl_rwv_frag_return (frag);
-        return NULL;
-    }
-    *size = max_data;
-    frag->segment.seg_len = reserve + max_data;
-    return &frag->base;
-}
-
 /* ------------------------------------------------------------ registration */
 
 static int mca_btl_rwv_reg_mem (void *reg_data, void *base, size_t size, mca_rcache_base_registration_t *rcreg)

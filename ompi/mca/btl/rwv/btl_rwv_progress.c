@@ -31,6 +31,20 @@
  * that died) then every 64th call too. */
 #define MCA_BTL_RWV_CQ_POLL_MASK_SHARED 63
 
+/* Has any rail a connection (in any state)?  Without one there is no
+ * completion to poll and no link worth checking. */
+static bool mca_btl_rwv_module_has_conns (void)
+{
+    const mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        if (module->rails[i]->num_conns) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static int rwv_poll_connections (void)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;

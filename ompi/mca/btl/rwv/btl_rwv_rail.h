@@ -115,20 +115,6 @@ static inline uint32_t mca_btl_rwv_netmask (int bits)
     return bits <= 0 ? 0 : htonl (~(uint32_t) 0 << (32 - (bits > 32 ? 32 : bits)));
 }
 
-/* Has any rail a connection (in any state)?  Without one there is no
- * completion to poll and no link worth checking. */
-static inline bool mca_btl_rwv_module_has_conns (void)
-{
-    const mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-
-    for (int i = 0 ; i < module->num_rails ; ++i) {
-        if (module->rails[i]->num_conns) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Where to address `vaddr' inside memory registered from `base' on `rail'. */
 static inline uint64_t mca_btl_rwv_rail_raddr (const mca_btl_rwv_rail_t *rail, uint64_t base,
                                                uint64_t vaddr)

@@ -77,7 +77,7 @@ int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot)
  * made after it (a rail re-established, a new peer) get a fresh one. */
 static void mca_btl_rwv_ofi_cq_taint (mca_btl_rwv_ofi_ep_t *oep)
 {
-    if (NULL != oep->conn && oep->conn->meter.pieces_out > 0 && oep->cq_slot == oep->rail->cq_now) {
+    if (NULL != oep->conn && oep->conn->pieces_out > 0 && oep->cq_slot == oep->rail->cq_now) {
         oep->rail->cq_tainted = true;
     }
 }

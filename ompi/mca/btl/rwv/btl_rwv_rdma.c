@@ -56,6 +56,12 @@ static mca_btl_rwv_reg_t *mca_btl_rwv_handle_reg (mca_btl_base_registration_hand
     return handle ? (mca_btl_rwv_reg_t *) ((char *) handle - offsetof (mca_btl_rwv_reg_t, handle)) : NULL;
 }
 
+bool mca_btl_rwv_target_is_local (const mca_btl_rwv_endpoint_t *endpoint,
+                                 const mca_btl_base_registration_handle_t *remote_handle)
+{
+    return endpoint->self || NULL == remote_handle;
+}
+
 static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
 {
     mca_btl_rwv_rdma_op_t *request = piece->request;
@@ -78,7 +84,10 @@ static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
         rc = rail->ops->read (conn, local, piece->len, desc, raddr, rkey, &piece->op);
     }
     if (OPAL_SUCCESS == rc) {
-        mca_btl_rwv_meter_busy (conn, piece->len);
+        conn->pieces_out++;
+        if (conn->endpoint->num_rails > 1) {
+            mca_btl_rwv_meter_busy (conn, piece->len);
+        }
     }
     return rc;
 }
@@ -137,7 +146,11 @@ static void mca_btl_rwv_piece_complete (mca_btl_rwv_op_t *op, int status)
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
 
     MCA_BTL_RWV_LOCK(module); /* put() in another thread counts into the same conn */
-    mca_btl_rwv_meter_delivered (conn, piece->len, OPAL_SUCCESS == status ? piece->len : 0);
+    conn->pieces_out--;
+    conn->rdma_bytes += OPAL_SUCCESS == status ? piece->len : 0;
+    if (endpoint->num_rails > 1) {
+        mca_btl_rwv_meter_delivered (conn, piece->len, OPAL_SUCCESS == status ? piece->len : 0);
+    }
     MCA_BTL_RWV_UNLOCK(module);
     if (OPAL_SUCCESS == status) {
         mca_btl_rwv_piece_done (piece, status);
@@ -156,12 +169,14 @@ static void mca_btl_rwv_piece_complete (mca_btl_rwv_op_t *op, int status)
     mca_btl_rwv_piece_done (piece, OPAL_ERR_UNREACH);
 }
 
-/* Post now, or wait on the retry list. */
+/* Post now, or wait on the retry list.  The connection is ready: the
+ * caller chose it (mca_btl_rwv_endpoint_ready_conns) under the lock it
+ * still holds. */
 static void mca_btl_rwv_piece_start (mca_btl_rwv_piece_t *piece)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
 
-    if (!mca_btl_rwv_conn_ready (piece->conn) || OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
+    if (OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
         opal_list_append (&module->retry, &piece->op.super.super);
     }
 }
@@ -173,7 +188,11 @@ int mca_btl_rwv_rdma_start (mca_btl_rwv_rdma_op_t *request, size_t size,
     mca_btl_rwv_piece_t *pieces[MCA_BTL_RWV_MAX_RAILS];
     size_t lens[MCA_BTL_RWV_MAX_RAILS], offset = 0;
 
-    n = mca_btl_rwv_stripe_plan (conns, n, size, (size_t) mca_btl_rwv_component.stripe_min_size, lens);
+    if (n > 1) {
+        n = mca_btl_rwv_stripe_plan (conns, n, size, (size_t) mca_btl_rwv_component.stripe_min_size, lens);
+    } else {
+        lens[0] = size;
+    }
     for (int i = 0 ; i < n ; ++i) {
         pieces[i] = (mca_btl_rwv_piece_t *) opal_free_list_get (&module->pieces);
         if (NULL == pieces[i]) {
@@ -417,7 +436,7 @@ static int mca_btl_rwv_rdma (mca_btl_base_endpoint_t *endpoint, bool is_put,
     request->copy = NULL;
     request->size = size;
     request->kept_conn = NULL;
-    if (is_put && size <= conns[0]->rail->inject_size && mca_btl_rwv_endpoint_multirail (endpoint) &&
+    if (is_put && size <= conns[0]->rail->inject_size && endpoint->num_rails > 1 &&
         !mca_btl_rwv_puts_complete_remotely ()) {
         rc = mca_btl_rwv_put_small (request, conns[0], local_address);
     } else {

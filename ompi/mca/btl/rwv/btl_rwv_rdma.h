@@ -8,6 +8,13 @@
 
 BEGIN_C_DECLS
 
+/* Is the target of a put, get or atomic memory this process addresses
+ * itself?  Its own (the endpoint is itself), or memory the caller has
+ * mapped and names with no registration: osc/rdma does so for a window in
+ * shared memory on this node, whose address is then valid here, not in
+ * the peer.  Anything else is the peer's, named by its registration. */
+bool mca_btl_rwv_target_is_local (const mca_btl_rwv_endpoint_t *endpoint,
+                                 const mca_btl_base_registration_handle_t *remote_handle);
 /* post REQUEST's SIZE bytes in pieces over the N ready CONNS */
 int mca_btl_rwv_rdma_start (mca_btl_rwv_rdma_op_t *request, size_t size,
                             mca_btl_rwv_conn_t **conns, int n);

@@ -67,12 +67,18 @@ void mca_btl_rwv_deliver (mca_btl_rwv_endpoint_t *endpoint, mca_btl_base_tag_t t
     rwv_compat_btl_deliver (&mca_btl_rwv_component.module->super, endpoint, tag, payload, len);
 }
 
+/* Tags rwv handles itself rather than passing up. */
+static inline bool mca_btl_rwv_tag_is_ours (uint8_t tag)
+{
+    return MCA_BTL_RWV_TAG_ATOMIC == tag || MCA_BTL_RWV_TAG_ATOMIC_REPLY == tag;
+}
+
 /* What is wrong with this arrival, or NULL. */
 static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr)
 {
     const uint8_t known = MCA_BTL_RWV_HDR_FLAG_HELLO | MCA_BTL_RWV_HDR_FLAG_REPLAY | MCA_BTL_RWV_HDR_FLAG_STRIPE;
 
-    if (hdr->len > mca_btl_rwv_max_payload ()) {
+    if (hdr->len > (size_t) mca_btl_rwv_component.eager_slot_size - HDR_SIZE) {
         return "a message longer than a ring slot";
     }
     if (hdr->flags & ~known) {
@@ -93,7 +99,7 @@ static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, 
 
 static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn)
 {
-    uint64_t raddr = mca_btl_rwv_peer_tail_raddr (conn, MCA_BTL_RWV_TAIL_CREDITS);
+    uint64_t raddr = conn->peer.tail_raddr + MCA_BTL_RWV_TAIL_CREDITS * sizeof (uint64_t);
 
     if (conn->local.recv_seq - conn->local.credits_reported < (uint64_t) mca_btl_rwv_component.eager_slots / 2 ||
         !mca_btl_rwv_conn_ready (conn)) {
@@ -160,7 +166,9 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
         conn->may_send = true;
         if (hdr->consumed > conn->peer.consumed && hdr->consumed <= conn->peer.send_seq) {
             conn->peer.consumed = hdr->consumed;
-            mca_btl_rwv_conn_release_acked (conn);
+            if (!opal_list_is_empty (&conn->replay.unacked)) {
+                mca_btl_rwv_conn_release_acked (conn);
+            }
         }
         MCA_BTL_RWV_UNLOCK(module);
         problem = mca_btl_rwv_conn_consume (conn, hdr);

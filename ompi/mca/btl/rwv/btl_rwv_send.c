@@ -34,22 +34,9 @@ size_t mca_btl_rwv_ring_bytes (void)
                                            (uint64_t) mca_btl_rwv_component.eager_slot_size);
 }
 
-/* A word of our ring's tail, as the peer writes it. */
-volatile uint64_t *mca_btl_rwv_tail_word (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word)
-{
-    return (volatile uint64_t *) (conn->local.ring + mca_btl_rwv_ring_tail ((uint64_t) mca_btl_rwv_component.eager_slots,
-                                                                     (uint64_t) mca_btl_rwv_component.eager_slot_size,
-                                                                     word));
-}
-
-uint64_t mca_btl_rwv_peer_tail_raddr (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word)
-{
-    return conn->peer.ring_raddr + mca_btl_rwv_ring_tail (conn->peer.slots, conn->peer.slot_size, word);
-}
-
 static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
 {
-    uint64_t reported = *mca_btl_rwv_tail_word (conn, MCA_BTL_RWV_TAIL_CREDITS);
+    uint64_t reported = conn->local.tail[MCA_BTL_RWV_TAIL_CREDITS];
 
     if (OPAL_UNLIKELY(reported > conn->peer.send_seq)) {
         mca_btl_rwv_conn_malformed (conn, "its credit word counts messages never sent to it");
@@ -184,7 +171,7 @@ static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t 
         return rc;
     }
     mca_btl_rwv_sent (conn);
-    if (mca_btl_rwv_endpoint_multirail (conn->endpoint)) {
+    if (conn->endpoint->num_rails > 1) {
         frag->retained = true;
         opal_list_append (&conn->replay.unacked, &frag->base.super.super);
     }
@@ -206,14 +193,20 @@ static int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, siz
     return rc;
 }
 
+/* Connected, and the peer has a free slot for us. */
+static bool mca_btl_rwv_conn_writable (mca_btl_rwv_conn_t *conn)
+{
+    return mca_btl_rwv_conn_ready (conn) && mca_btl_rwv_has_credit (conn);
+}
+
 static bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn)
 {
-    return mca_btl_rwv_conn_ready (conn) && opal_list_is_empty (&conn->pending) && mca_btl_rwv_has_credit (conn);
+    return opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_writable (conn);
 }
 
 void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn)
 {
-    while (mca_btl_rwv_conn_ready (conn) && !opal_list_is_empty (&conn->pending) && mca_btl_rwv_has_credit (conn)) {
+    while (!opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_writable (conn)) {
         mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending);
 
         if (OPAL_SUCCESS != mca_btl_rwv_write_frag (conn, frag)) {
@@ -244,7 +237,7 @@ int mca_btl_rwv_endpoint_send_frag (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rw
 
 static bool mca_btl_rwv_should_stripe (const mca_btl_rwv_endpoint_t *endpoint, size_t len)
 {
-    return mca_btl_rwv_endpoint_multirail (endpoint) && len >= (size_t) mca_btl_rwv_component.stripe_eager_threshold;
+    return endpoint->num_rails > 1 && len >= (size_t) mca_btl_rwv_component.stripe_eager_threshold;
 }
 
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status)
@@ -373,7 +366,7 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
         if (NULL != conn->peer.ring) {
             mca_btl_rwv_store_packed (conn, convertor, header, header_size, payload_size, tag);
             rc = OPAL_SUCCESS;
-        } else if (small && !mca_btl_rwv_endpoint_multirail (endpoint)) {
+        } else if (small && endpoint->num_rails <= 1) {
             unsigned char buf[MCA_BTL_RWV_PAD8(len) + HDR_SIZE];
 
             mca_btl_rwv_pack_inline (buf, convertor, header, header_size, payload_size);

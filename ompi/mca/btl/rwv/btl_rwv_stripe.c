@@ -146,10 +146,11 @@ static void mca_btl_rwv_conn_first_estimate (mca_btl_rwv_conn_t *conn, double es
     conn->meter.measured = true;
 }
 
+/* Called once the piece is counted in conn->pieces_out. */
 void mca_btl_rwv_meter_busy (mca_btl_rwv_conn_t *conn, size_t bytes)
 {
     conn->meter.bytes_out += bytes;
-    if (0 == conn->meter.pieces_out++) {
+    if (1 == conn->pieces_out) {
         conn->meter.busy_since = mca_btl_rwv_now ();
     }
 }
@@ -161,10 +162,8 @@ void mca_btl_rwv_meter_delivered (mca_btl_rwv_conn_t *conn, size_t posted, size_
     double now = mca_btl_rwv_now (), busy = now - conn->meter.busy_since;
     double fade = exp (-busy / MCA_BTL_RWV_MEASURE_MEMORY);
 
-    conn->meter.pieces_out--;
     conn->meter.bytes_out -= posted;
     conn->meter.busy_since = now;
-    conn->meter.rdma_bytes += bytes;
     conn->meter.bytes = conn->meter.bytes * fade + (double) bytes;
     conn->meter.busy = conn->meter.busy * fade + busy;
     if (conn->rail->bandwidth > 0 || conn->meter.busy < MCA_BTL_RWV_MEASURE_MIN_BUSY ||

@@ -43,10 +43,10 @@ static inline uint64_t mca_btl_rwv_ring_size (uint64_t slots, uint64_t slot_size
     return slots * slot_size + MCA_BTL_RWV_RING_TAIL_BYTES;
 }
 
-/* Offset of a tail word from the ring's start. */
-static inline uint64_t mca_btl_rwv_ring_tail (uint64_t slots, uint64_t slot_size, mca_btl_rwv_ring_tail_word_t word)
+/* Offset of the tail from the ring's start: its words follow, 8 bytes each. */
+static inline uint64_t mca_btl_rwv_ring_tail (uint64_t slots, uint64_t slot_size)
 {
-    return slots * slot_size + (uint64_t) word * sizeof (uint64_t);
+    return slots * slot_size;
 }
 
 /* ------------------------------------------------------------ eager messages */
@@ -54,11 +54,6 @@ static inline uint64_t mca_btl_rwv_ring_tail (uint64_t slots, uint64_t slot_size
 /* rwv's own messages, below the PML's tags (MCA_BTL_TAG_BTL's range) */
 #define MCA_BTL_RWV_TAG_ATOMIC (MCA_BTL_TAG_BTL + 0x10)        /* an atomic to perform here */
 #define MCA_BTL_RWV_TAG_ATOMIC_REPLY (MCA_BTL_TAG_BTL + 0x11)  /* its old value, back at the origin */
-
-static inline bool mca_btl_rwv_tag_is_ours (uint8_t tag)
-{
-    return MCA_BTL_RWV_TAG_ATOMIC == tag || MCA_BTL_RWV_TAG_ATOMIC_REPLY == tag;
-}
 
 #define MCA_BTL_RWV_HDR_FLAG_HELLO 0x01   /* connection opener: no payload, no upcall */
 #define MCA_BTL_RWV_HDR_FLAG_REPLAY 0x02  /* first written on a rail that failed */
