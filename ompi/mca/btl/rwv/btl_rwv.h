@@ -117,6 +117,10 @@ typedef struct mca_btl_rwv_module_t {
     opal_hash_table_t endpoints;     /* opal_process_name_t -> endpoint */
     opal_list_t endpoint_list;       /* every endpoint, for finalize */
     opal_pointer_array_t conns;      /* every connection, by id (immediate data names it) */
+    /* every connection again, dense, for the progress loop (btl_rwv_progress.c) */
+    struct mca_btl_rwv_conn_t **polled;
+    int num_polled;
+    int polled_size;
     mca_btl_base_module_error_cb_fn_t error_cb;
 
     /* connection state, queues and ring counters; never held across an upcall
@@ -216,8 +220,6 @@ int mca_btl_rwv_flush (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_
 /* btl_rwv_component.c */
 double mca_btl_rwv_now (void);
 
-/* btl_rwv_progress.c */
-int mca_btl_rwv_progress (void);
 
 /* btl_rwv_osc.c: osc/rdma's parameters, set at the first add_procs */
 void mca_btl_rwv_offer_one_sided (void);

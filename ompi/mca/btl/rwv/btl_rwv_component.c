@@ -23,6 +23,7 @@
 #include "opal/sys/atomic.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_progress.h"
 #include "btl_rwv_auth.h"
 #include "btl_rwv_cma.h"
 #include "btl_rwv_endpoint.h"

@@ -21,6 +21,7 @@
 #include "btl_rwv.h"
 #include "btl_rwv_cma.h"
 #include "btl_rwv_endpoint.h"
+#include "btl_rwv_progress.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_atomic.h"
 #include "btl_rwv_failover.h"
@@ -213,6 +214,7 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_conn_t *conn = calloc (1, sizeof (*conn));
     void *desc;
+    int id;
 
     if (NULL == conn) {
         return NULL;
@@ -236,11 +238,23 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
         free (conn);
         return NULL;
     }
+    id = opal_pointer_array_add (&module->conns, conn);
+    if (id < 0 || OPAL_SUCCESS != mca_btl_rwv_poll_add (conn)) {
+        /* the table holds 65536 connections; past that, or out of memory */
+        mca_btl_rwv_ring_unavailable (endpoint, rail, conn->local.ring_bytes, "keeping track of");
+        if (id >= 0) {
+            opal_pointer_array_set_item (&module->conns, id, NULL);
+        }
+        rail->ops->mr_dereg (rail, conn->local.ring_mr);
+        mca_btl_rwv_ring_free (conn->local.ring);
+        free (conn);
+        return NULL;
+    }
+    conn->id = (uint32_t) id;
     OBJ_CONSTRUCT(&conn->pending, opal_list_t);
     OBJ_CONSTRUCT(&conn->replay.unacked, opal_list_t);
     OBJ_CONSTRUCT(&conn->kept_puts, opal_list_t);
     conn->unflushed = false;
-    conn->id = (uint32_t) opal_pointer_array_add (&module->conns, conn);
     conn->state = MCA_BTL_RWV_CONN_IDLE;
     endpoint->conns[rail->index] = conn;
     rail->num_conns++;
@@ -466,6 +480,7 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
     OBJ_DESTRUCT(&conn->kept_puts);
     conn->rail->ops->mr_dereg (conn->rail, conn->local.ring_mr);
     opal_pointer_array_set_item (&module->conns, conn->id, NULL);
+    mca_btl_rwv_poll_remove (conn);
     conn->rail->num_conns--;
     free (conn->replay.seen);
     free (conn->replay.before.seen);

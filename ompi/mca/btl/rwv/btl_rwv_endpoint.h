@@ -63,6 +63,7 @@ typedef struct mca_btl_rwv_local_ring_t {
     uint64_t ring_rkey;
     bool notify_imm;           /* we asked for immediate data */
     uint64_t recv_seq;         /* messages consumed from our ring */
+    uint32_t next_slot;        /* where the next one arrives: recv_seq modulo the slots */
     uint64_t imm_seen;         /* immediate-data events for our ring (cq mode) */
     uint64_t credits_reported; /* recv_seq last told to the peer */
 } mca_btl_rwv_local_ring_t;
@@ -80,6 +81,7 @@ typedef struct mca_btl_rwv_peer_ring_t {
     uint8_t rail;              /* the peer's index of this rail (replays name it) */
     bool notify_imm;
     uint64_t send_seq;         /* messages written into the peer's ring */
+    uint32_t next_slot;        /* where the next one goes: send_seq modulo the slots */
     uint64_t consumed;         /* of those, how many the peer has consumed */
 } mca_btl_rwv_peer_ring_t;
 
@@ -130,6 +132,7 @@ typedef struct mca_btl_rwv_conn_t {
     double deadline;           /* connect timeout, CLOCK_MONOTONIC seconds */
     uint32_t attempt;          /* the request's that made this connection: replays name it */
     uint32_t id;               /* index in the module's connection table */
+    int poll_index;            /* index in the module's polled list */
     opal_list_t pending;       /* frags waiting for the connection or for credits */
 
     mca_btl_rwv_local_ring_t local;

@@ -73,6 +73,7 @@ static void mca_btl_rwv_conn_reset (mca_btl_rwv_conn_t *conn)
     memset (conn->local.ring, 0, conn->local.ring_bytes);
     conn->local.recv_seq = conn->local.imm_seen = conn->local.credits_reported = 0;
     conn->peer.send_seq = conn->peer.consumed = 0;
+    conn->local.next_slot = conn->peer.next_slot = 0;
     conn->rdma_bytes = 0;
     conn->may_send = false;
     conn->local.notify_imm = mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_CQ ||

@@ -16,6 +16,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
+#include "btl_rwv_progress.h"
 #include "btl_rwv_failover.h"
 
 /* ------------------------------------------------------------ peers */
@@ -234,6 +235,7 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     OBJ_DESTRUCT(&module->regs);
     OBJ_DESTRUCT(&module->regs_lock);
     OBJ_DESTRUCT(&module->endpoint_list);
+    mca_btl_rwv_poll_fini ();
     OBJ_DESTRUCT(&module->conns);
     OBJ_DESTRUCT(&module->lock);
     mca_btl_rwv_component.module = NULL;

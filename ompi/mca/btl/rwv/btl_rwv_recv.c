@@ -113,8 +113,8 @@ static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn)
 static mca_btl_rwv_eager_hdr_t *mca_btl_rwv_next_arrival (mca_btl_rwv_conn_t *conn)
 {
     size_t slot_size = (size_t) mca_btl_rwv_component.eager_slot_size;
-    size_t slot = conn->local.recv_seq % (uint64_t) mca_btl_rwv_component.eager_slots;
-    mca_btl_rwv_eager_hdr_t *hdr = (mca_btl_rwv_eager_hdr_t *) (conn->local.ring + (slot + 1) * slot_size - HDR_SIZE);
+    mca_btl_rwv_eager_hdr_t *hdr = (mca_btl_rwv_eager_hdr_t *) (conn->local.ring + ((size_t) conn->local.next_slot + 1) *
+                                                                                     slot_size - HDR_SIZE);
 
     if (conn->local.notify_imm ? conn->local.imm_seen <= conn->local.recv_seq
                          : ((volatile mca_btl_rwv_eager_hdr_t *) hdr)->seq != conn->local.recv_seq + 1) {
@@ -179,6 +179,8 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
             return count;
         }
         conn->local.recv_seq++;
+        conn->local.next_slot = conn->local.next_slot + 1 == (uint32_t) mca_btl_rwv_component.eager_slots ? 0
+                                                                                                   : conn->local.next_slot + 1;
         MCA_BTL_RWV_UNLOCK(module);
         ++count;
     }

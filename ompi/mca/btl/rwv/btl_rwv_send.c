@@ -52,9 +52,7 @@ static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
 /* Where a message of `total' bytes must land to end at its slot's end. */
 static uint64_t mca_btl_rwv_slot_raddr (const mca_btl_rwv_conn_t *conn, size_t total)
 {
-    uint64_t slot = conn->peer.send_seq % conn->peer.slots;
-
-    return conn->peer.ring_raddr + (slot + 1) * conn->peer.slot_size - total;
+    return conn->peer.ring_raddr + ((uint64_t) conn->peer.next_slot + 1) * conn->peer.slot_size - total;
 }
 
 static uint32_t mca_btl_rwv_imm (const mca_btl_rwv_conn_t *conn)
@@ -149,6 +147,7 @@ int mca_btl_rwv_complete_stored (void)
 static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
 {
     conn->peer.send_seq++;
+    conn->peer.next_slot = conn->peer.next_slot + 1 == conn->peer.slots ? 0 : conn->peer.next_slot + 1;
     conn->local.credits_reported = conn->local.recv_seq;
 }
 
@@ -294,23 +293,44 @@ static void mca_btl_rwv_pack_inline (unsigned char *buf, opal_convertor_t *conve
     size_t max_data = payload_size;
 
     memcpy (buf, header, header_size);
-    if (payload_size) {
-        (void) opal_convertor_pack (convertor, &iov, &iov_count, &max_data);
+    if (0 == payload_size) {
+        return;
     }
+    if (!opal_convertor_need_buffers (convertor)) {
+        void *data;
+
+        opal_convertor_get_current_pointer (convertor, &data); /* contiguous: one copy, no pack call */
+        memcpy (buf + header_size, data, payload_size);
+        return;
+    }
+    (void) opal_convertor_pack (convertor, &iov, &iov_count, &max_data);
 }
 
-/* To a peer whose ring we share: packed straight into its slot, the
- * header stored after it, sequence word last (no copy through a buffer). */
+/* A small message to a peer whose ring we share is packed here first and
+ * then stored in one burst: the peer spins on that cache line, and every
+ * store into it between its reads would take the line back from it. */
+#define MCA_BTL_RWV_STAGE_BYTES 256
+
+/* To a peer whose ring we share: header stored after the payload, sequence
+ * word last; a large message is packed straight into the slot. */
 static void mca_btl_rwv_store_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor, const void *header,
                                       size_t header_size, size_t payload_size, mca_btl_base_tag_t tag)
 {
-    size_t len = header_size + payload_size;
-    uint64_t raddr = mca_btl_rwv_slot_raddr (conn, MCA_BTL_RWV_PAD8(len) + HDR_SIZE);
+    size_t len = header_size + payload_size, total = MCA_BTL_RWV_PAD8(len) + HDR_SIZE;
+    uint64_t raddr = mca_btl_rwv_slot_raddr (conn, total);
     mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, 0, NULL);
 
-    mca_btl_rwv_pack_inline (conn->peer.ring + (raddr - conn->peer.ring_raddr), convertor, header, header_size,
-                             payload_size);
-    mca_btl_rwv_shm_store (conn, &hdr, HDR_SIZE, raddr + MCA_BTL_RWV_PAD8(len));
+    if (total <= MCA_BTL_RWV_STAGE_BYTES) {
+        uint64_t stage[MCA_BTL_RWV_STAGE_BYTES / sizeof (uint64_t)];
+
+        mca_btl_rwv_pack_inline ((unsigned char *) stage, convertor, header, header_size, payload_size);
+        memcpy ((unsigned char *) stage + MCA_BTL_RWV_PAD8(len), &hdr, HDR_SIZE);
+        mca_btl_rwv_shm_store_words (conn, stage, total / sizeof (uint64_t), raddr);
+    } else {
+        mca_btl_rwv_pack_inline (conn->peer.ring + (raddr - conn->peer.ring_raddr), convertor, header, header_size,
+                                 payload_size);
+        mca_btl_rwv_shm_store (conn, &hdr, HDR_SIZE, raddr + MCA_BTL_RWV_PAD8(len));
+    }
     mca_btl_rwv_sent (conn);
 }
 
