@@ -10,6 +10,9 @@
 #    mapped: the job ends with a message naming the host, no hang;
 #  - 2 emulated nodes x 2 ranks with self,rwv: the same-node pairs share
 #    rings, the others go over the rail, and the semantics checks pass;
+#  - memory handed to rwv for a same-node peer is not registered: over a
+#    0 B - 16 MiB ping-pong the registration cache sees no request (and
+#    does with single copies off, so the count can fail);
 #  - nothing is left in /dev/shm afterwards (the rings are memfds).
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -27,6 +30,22 @@ if [ "$rc" -eq 0 ] && [ "$stores" -eq 6 ] && grep -q '^ok - ' "$out" && ! grep -
     echo "ok - 3 ranks on one node: all 6 directions store into shared rings and $(grep -c '^ok - ' "$out") semantics checks pass"
 else
     echo "not ok - shared rings at 3 ranks: exit $rc, $stores of 6 directions shared"; grep -E '^not ok' "$out"; tail -5 "$err"
+fi
+
+# registrations the cache was asked for (hits + misses, rank 0) over a ping-pong
+registrations () {
+    timeout 300 mpirun -np 2 --mca btl self,rwv --mca rcache_regcache_print_stats 1 "$@" \
+        "$bin/test_pingpong_verify" -m 16777216 > "$out" 2> "$err" < /dev/null || { echo failed; return; }
+    grep -q '^ok - ' "$out" || { echo corrupted; return; }
+    tr -d '\000' < "$err" | sed -n 's/.*\],0\] rcache\/regcache (btl\/rwv) stats: hits \([0-9]*\) misses \([0-9]*\).*/\1 \2/p' |
+        awk '{print $1 + $2}'
+}
+single=$(registrations)
+loopback=$(registrations --mca btl_rwv_single_copy none)
+if [ "$single" = 0 ] && [ "${loopback:-0}" -gt 0 ] 2>/dev/null; then
+    echo "ok - memory handed over for a same-node peer is not registered: 0 registration requests over a byte-checked 0 B - 16 MiB ping-pong (the loopback rail: $loopback)"
+else
+    echo "not ok - registrations for a same-node peer: '$single' with single copies, '$loopback' without"; tail -5 "$err"
 fi
 
 # rank 1 in a user namespace of its own: rank 0 (in the parent namespace)

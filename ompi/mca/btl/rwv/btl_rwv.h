@@ -40,11 +40,16 @@ BEGIN_C_DECLS
 
 struct mca_btl_rwv_rail_t;
 
-/* What a peer needs to reach registered memory: one key per rail. */
+/* What a peer needs to reach registered memory: one key per rail.  Memory
+ * handed over for a peer on this node that takes single copies is not
+ * registered at all (MCA_BTL_RWV_HANDLE_SINGLE_COPY, btl_rwv_cma.c): only a
+ * single copy reaches it, and a rail refuses the handle. */
 struct mca_btl_base_registration_handle_t {
     uint64_t base;                          /* registered base address */
+    uint64_t flags;
     uint64_t rkey[MCA_BTL_RWV_MAX_RAILS];
 };
+#define MCA_BTL_RWV_HANDLE_SINGLE_COPY 0x1
 
 typedef struct mca_btl_rwv_reg_t {
     mca_rcache_base_registration_t base;
@@ -105,6 +110,7 @@ typedef struct mca_btl_rwv_module_t {
     opal_free_list_t rdma_ops;       /* put/get requests */
     opal_free_list_t pieces;         /* the part of a put/get on one rail; flush markers */
     opal_free_list_t atomics;        /* atomics waiting for their reply */
+    opal_free_list_t cma_handles;    /* handles of memory only single copies reach (btl_rwv_cma.c) */
     struct mca_btl_rwv_frag_t *marker; /* registered source of the flush markers */
     opal_list_t retry;               /* pieces waiting for room on a rail */
     opal_list_t stored;              /* writes done by a store (btl_rwv_shm.c), completed at progress */

@@ -40,6 +40,20 @@ bool mca_btl_rwv_cma_refused (void)
     return rwv_cma_refused;
 }
 
+OBJ_CLASS_INSTANCE(mca_btl_rwv_cma_handle_t, opal_free_list_item_t, NULL, NULL);
+
+/* No right to ptrace our peers: every peer falls back to its rail. */
+static void rwv_cma_refuse (int err)
+{
+    if (rwv_cma_refused) {
+        return;
+    }
+    rwv_cma_refused = true;
+    opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                         "btl/rwv: cross-memory attach refused (%s): puts and gets to processes on "
+                         "this node go over the loopback rail", strerror (err));
+}
+
 /* The kernel may move less than asked (a page boundary it could not
  * cross at once): carry on from there. */
 static ssize_t rwv_cma_move (pid_t pid, bool is_put, char *local, uint64_t remote, size_t size)
@@ -69,12 +83,8 @@ int mca_btl_rwv_cma_copy (mca_btl_rwv_endpoint_t *endpoint, bool is_put, void *l
         return OPAL_SUCCESS;
     }
     if (-EPERM == rc || -ENOSYS == rc) {
-        /* no right to ptrace our peers: every peer falls back to its rail */
-        rwv_cma_refused = true;
+        rwv_cma_refuse ((int) -rc);
         endpoint->cma_pid = 0;
-        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
-                             "btl/rwv: cross-memory attach refused (%s): puts and gets to processes on "
-                             "this node go over the loopback rail", strerror ((int) -rc));
         return OPAL_ERR_NOT_AVAILABLE;
     }
     opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
@@ -82,4 +92,43 @@ int mca_btl_rwv_cma_copy (mca_btl_rwv_endpoint_t *endpoint, bool is_put, void *l
                          is_put ? "put" : "get", size, remote_address, (int) endpoint->cma_pid,
                          strerror ((int) -rc));
     return OPAL_ERROR;
+}
+
+/* Asked when a peer's endpoint is made, so that memory handed over for it
+ * need not be registered: a single copy that works now keeps working (the
+ * kernel's ptrace rules do not change under a running job). */
+bool mca_btl_rwv_cma_probe (pid_t pid, uint64_t address, uint64_t expect)
+{
+    uint64_t word = 0;
+    ssize_t rc;
+
+    if (rwv_cma_refused) {
+        return false;
+    }
+    rc = rwv_cma_move (pid, false, (char *) &word, address, sizeof (word));
+    if (-EPERM == rc || -ENOSYS == rc) {
+        rwv_cma_refuse ((int) -rc);
+    }
+    return rc >= 0 && word == expect;
+}
+
+mca_btl_base_registration_handle_t *mca_btl_rwv_cma_handle (void *base)
+{
+    mca_btl_rwv_cma_handle_t *item =
+        (mca_btl_rwv_cma_handle_t *) opal_free_list_get (&mca_btl_rwv_component.module->cma_handles);
+
+    if (NULL == item) {
+        return NULL;
+    }
+    item->handle = (mca_btl_base_registration_handle_t) {.base = (uint64_t) (uintptr_t) base,
+                                                          .flags = MCA_BTL_RWV_HANDLE_SINGLE_COPY};
+    return &item->handle;
+}
+
+void mca_btl_rwv_cma_handle_release (mca_btl_base_registration_handle_t *handle)
+{
+    mca_btl_rwv_cma_handle_t *item =
+        (mca_btl_rwv_cma_handle_t *) ((char *) handle - offsetof (mca_btl_rwv_cma_handle_t, handle));
+
+    opal_free_list_return (&mca_btl_rwv_component.module->cma_handles, &item->super);
 }

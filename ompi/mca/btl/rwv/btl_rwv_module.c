@@ -13,6 +13,7 @@
 #include "opal/util/show_help.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_cma.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
@@ -60,6 +61,7 @@ static int mca_btl_rwv_reg_mem (void *reg_data, void *base, size_t size, mca_rca
     int rc, i;
 
     reg->handle.base = (uint64_t) (uintptr_t) base;
+    reg->handle.flags = 0;
     for (i = 0 ; i < module->num_rails ; ++i) {
         mca_btl_rwv_rail_t *rail = module->rails[i];
 
@@ -113,6 +115,9 @@ static mca_btl_base_registration_handle_t *mca_btl_rwv_register_mem (mca_btl_bas
     mca_rcache_base_registration_t *reg;
     int access = flags & MCA_BTL_REG_FLAG_ACCESS_ANY;
 
+    if (NULL != endpoint && MCA_BTL_ENDPOINT_ANY != endpoint && endpoint->cma_pid) {
+        return mca_btl_rwv_cma_handle (base); /* a single copy needs no registration */
+    }
     if (OPAL_SUCCESS != module->rcache->rcache_register (module->rcache, base, size, 0, access, &reg)) {
         return NULL;
     }
@@ -124,6 +129,10 @@ static int mca_btl_rwv_deregister_mem (mca_btl_base_module_t *btl, mca_btl_base_
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_reg_t *reg = (mca_btl_rwv_reg_t *) ((char *) handle - offsetof (mca_btl_rwv_reg_t, handle));
 
+    if (handle->flags & MCA_BTL_RWV_HANDLE_SINGLE_COPY) {
+        mca_btl_rwv_cma_handle_release (handle);
+        return OPAL_SUCCESS;
+    }
     return module->rcache->rcache_deregister (module->rcache, &reg->base);
 }
 
@@ -161,6 +170,7 @@ int mca_btl_rwv_module_init (void)
     OBJ_CONSTRUCT(&module->rdma_ops, opal_free_list_t);
     OBJ_CONSTRUCT(&module->pieces, opal_free_list_t);
     OBJ_CONSTRUCT(&module->atomics, opal_free_list_t);
+    OBJ_CONSTRUCT(&module->cma_handles, opal_free_list_t);
     OBJ_CONSTRUCT(&module->retry, opal_list_t);
     OBJ_CONSTRUCT(&module->stored, opal_list_t);
     OBJ_CONSTRUCT(&module->endpoints, opal_hash_table_t);
@@ -194,6 +204,10 @@ int mca_btl_rwv_module_init (void)
         rc = mca_btl_rwv_bookkeeping_list_init (&module->pieces, sizeof (mca_btl_rwv_piece_t),
                                                 OBJ_CLASS(mca_btl_rwv_piece_t));
     }
+    if (OPAL_SUCCESS == rc) {
+        rc = mca_btl_rwv_bookkeeping_list_init (&module->cma_handles, sizeof (mca_btl_rwv_cma_handle_t),
+                                                OBJ_CLASS(mca_btl_rwv_cma_handle_t));
+    }
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
@@ -220,6 +234,7 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     }
     OBJ_DESTRUCT(&module->eager_frags);
     OBJ_DESTRUCT(&module->atomics);
+    OBJ_DESTRUCT(&module->cma_handles);
     OBJ_DESTRUCT(&module->retry);
     OBJ_DESTRUCT(&module->stored);
     OBJ_DESTRUCT(&module->rdma_ops);

@@ -377,6 +377,13 @@ void mca_btl_rwv_conn_repost_puts (mca_btl_rwv_conn_t *conn)
     }
 }
 
+/* Memory handed over for a same-node peer is not registered
+ * (btl_rwv_cma.c); a handle from the network may say so too. */
+static bool mca_btl_rwv_single_copy_only (const mca_btl_base_registration_handle_t *handle)
+{
+    return NULL != handle && (handle->flags & MCA_BTL_RWV_HANDLE_SINGLE_COPY);
+}
+
 static int mca_btl_rwv_rdma (mca_btl_base_endpoint_t *endpoint, bool is_put,
                              void *local_address, uint64_t remote_address,
                              mca_btl_base_registration_handle_t *local_handle,
@@ -404,6 +411,11 @@ static int mca_btl_rwv_rdma (mca_btl_base_endpoint_t *endpoint, bool is_put,
         }
     }
 
+    if (mca_btl_rwv_single_copy_only (local_handle) || mca_btl_rwv_single_copy_only (remote_handle)) {
+        /* registered for no rail, and no single copy to this peer: ob1
+         * turns a get into a put and a put into eager copies */
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
     MCA_BTL_RWV_LOCK(module);
     n = mca_btl_rwv_endpoint_ready_conns (endpoint, conns);
     if (OPAL_UNLIKELY(0 == n)) {

@@ -37,6 +37,7 @@
 #include "opal/util/sys_limits.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_cma.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_shm.h"
 #include "btl_rwv_send.h"
@@ -50,6 +51,8 @@ static struct {
     unsigned char *used;   /* one flag per slot */
     int fd;
 } rwv_shm = {.fd = -1};
+
+static uint64_t rwv_shm_probe_word; /* our pid, read by peers' probes */
 
 static size_t rwv_shm_slot_bytes (void)
 {
@@ -82,9 +85,11 @@ static bool rwv_shm_create (uint32_t slots)
 int mca_btl_rwv_shm_init (void)
 {
     uint32_t local_peers = (uint32_t) opal_process_info.num_local_peers;
-    mca_btl_rwv_shm_card_t card = {.pid = (uint32_t) getpid (), .fd = -1};
+    mca_btl_rwv_shm_card_t card = {.pid = (uint32_t) getpid (), .fd = -1,
+                                   .probe = (uint64_t) (uintptr_t) &rwv_shm_probe_word};
     int rc;
 
+    rwv_shm_probe_word = card.pid;
     if (MCA_BTL_RWV_SINGLE_COPY_CMA != mca_btl_rwv_component.single_copy || 0 == local_peers) {
         return OPAL_SUCCESS;
     }
@@ -115,7 +120,7 @@ pid_t mca_btl_rwv_shm_peer_card (opal_proc_t *proc, mca_btl_rwv_shm_card_t *card
     }
     memcpy (card, got, sizeof (*card));
     free (got);
-    return (pid_t) card->pid;
+    return mca_btl_rwv_cma_probe ((pid_t) card->pid, card->probe, card->pid) ? (pid_t) card->pid : 0;
 }
 
 void mca_btl_rwv_shm_finalize (void)

@@ -24,6 +24,7 @@ typedef struct mca_btl_rwv_shm_card_t {
     uint32_t reserved;
     uint64_t slot_bytes;
     uint64_t base;         /* where the rings are in the owner's address space */
+    uint64_t probe;        /* where the owner keeps its pid: a single copy from there proves it works */
 } mca_btl_rwv_shm_card_t;
 
 /* Create our shared rings and publish our card (nothing under
@@ -31,8 +32,8 @@ typedef struct mca_btl_rwv_shm_card_t {
 int mca_btl_rwv_shm_init (void);
 void mca_btl_rwv_shm_finalize (void);
 
-/* A peer's card, if it is on this node and takes single copies: its
- * process id, else 0. */
+/* A peer's card, if it is on this node and a single copy from it works:
+ * its process id, else 0. */
 pid_t mca_btl_rwv_shm_peer_card (opal_proc_t *proc, mca_btl_rwv_shm_card_t *card);
 
 /* A receive ring for a connection: shared if the peer is on this node and
