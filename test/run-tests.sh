@@ -122,6 +122,11 @@ for config in "btl rwv" \
               "btl self,rwv --mca btl_rwv_eager_slot_size 4104"; do
     CORE=$(case "$config" in "btl self,rwv"|*put_completion*) echo 1 ;; esac) LABEL="--mca $config" run_test "rwv: ping-pong 0 B to 16 MiB, --mca $config" mpirun -np 2 --mca $config $pingpong
 done
+# the same-node path (shared rings, single copies) between several pairs at once
+for np in 4 6; do
+    LABEL="$np ranks, one node, --mca btl self,rwv" run_test "rwv: ping-pong 0 B to 16 MiB between same-node pairs, $np ranks" \
+        mpirun -np $np --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv $pingpong
+done
 LABEL="--mca btl self,rwv" run_test "rwv: large messages as validating benchmarks send them, one node" \
     mpirun -np 2 --mca btl self,rwv "$bin/mpi/test_large_verify"
 for np in 1 2 4; do
