@@ -57,7 +57,7 @@ static uint64_t mca_btl_rwv_slot_raddr (const mca_btl_rwv_conn_t *conn, size_t t
 
 static uint32_t mca_btl_rwv_imm (const mca_btl_rwv_conn_t *conn)
 {
-    return (conn->peer.conn_id << 16) | (uint32_t) (conn->peer.send_seq % conn->peer.slots);
+    return (conn->peer.conn_id << 16) | conn->peer.next_slot;
 }
 
 /* The header of our next message on CONN; REPLAY: the frag it carries
