@@ -323,6 +323,9 @@ static void mca_btl_rwv_store_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t
     if (total <= MCA_BTL_RWV_STAGE_BYTES) {
         uint64_t stage[MCA_BTL_RWV_STAGE_BYTES / sizeof (uint64_t)];
 
+        if (len % sizeof (uint64_t)) {
+            stage[len / sizeof (uint64_t)] = 0; /* the padding: none of our stack goes to the peer */
+        }
         mca_btl_rwv_pack_inline ((unsigned char *) stage, convertor, header, header_size, payload_size);
         memcpy ((unsigned char *) stage + MCA_BTL_RWV_PAD8(len), &hdr, HDR_SIZE);
         mca_btl_rwv_shm_store_words (conn, stage, total / sizeof (uint64_t), raddr);
