@@ -78,7 +78,7 @@ static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, 
 {
     const uint8_t known = MCA_BTL_RWV_HDR_FLAG_HELLO | MCA_BTL_RWV_HDR_FLAG_REPLAY | MCA_BTL_RWV_HDR_FLAG_STRIPE;
 
-    if (hdr->len > (size_t) mca_btl_rwv_component.eager_slot_size - HDR_SIZE) {
+    if (hdr->len > mca_btl_rwv_max_payload ()) {
         return "a message longer than a ring slot";
     }
     if (hdr->flags & ~known) {

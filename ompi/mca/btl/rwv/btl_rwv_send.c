@@ -328,7 +328,7 @@ static void mca_btl_rwv_store_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t
         }
         mca_btl_rwv_pack_inline ((unsigned char *) stage, convertor, header, header_size, payload_size);
         memcpy ((unsigned char *) stage + MCA_BTL_RWV_PAD8(len), &hdr, HDR_SIZE);
-        mca_btl_rwv_shm_store_words (conn, stage, total / sizeof (uint64_t), raddr);
+        mca_btl_rwv_shm_store (conn, stage, total, raddr);
     } else {
         mca_btl_rwv_pack_inline (conn->peer.ring + (raddr - conn->peer.ring_raddr), convertor, header, header_size,
                                  payload_size);

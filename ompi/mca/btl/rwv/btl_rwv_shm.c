@@ -238,16 +238,3 @@ void mca_btl_rwv_shm_store (mca_btl_rwv_conn_t *conn, const void *buf, size_t le
     *(volatile uint64_t *) (dst + len - sizeof (uint64_t)) =
         *(const uint64_t *) ((const unsigned char *) buf + len - sizeof (uint64_t));
 }
-
-/* A staged small message, 8-byte words: stored one after another with no
- * library call between them, the last (its sequence word) after a barrier. */
-void mca_btl_rwv_shm_store_words (mca_btl_rwv_conn_t *conn, const uint64_t *words, size_t count, uint64_t raddr)
-{
-    volatile uint64_t *dst = (volatile uint64_t *) (conn->peer.ring + (raddr - conn->peer.ring_raddr));
-
-    for (size_t i = 0 ; i + 1 < count ; ++i) {
-        dst[i] = words[i];
-    }
-    opal_atomic_wmb ();
-    dst[count - 1] = words[count - 1];
-}

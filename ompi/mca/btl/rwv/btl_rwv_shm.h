@@ -51,7 +51,5 @@ void mca_btl_rwv_shm_release (struct mca_btl_base_endpoint_t *endpoint);
 /* Store LEN bytes (a multiple of 8, the last word last) at the peer's ring
  * address RADDR. */
 void mca_btl_rwv_shm_store (struct mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr);
-/* the same for COUNT whole words at an 8-byte aligned RADDR */
-void mca_btl_rwv_shm_store_words (struct mca_btl_rwv_conn_t *conn, const uint64_t *words, size_t count, uint64_t raddr);
 
 #endif /* MCA_BTL_RWV_SHM_H */
