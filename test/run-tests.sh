@@ -141,12 +141,29 @@ for np in 2 5; do
             mpirun -np $np --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_mpi_threads"
     done
 done
-# MPI_T: what rwv holds, as a tool sees it; one ring of the default size
-# (16 slots of 65568 bytes, and the 64-byte tail) per peer on each rail
-ring=$((16 * 65568 + 64))
-for btls in "self,rwv" "self,rwv --mca btl_rwv_single_copy none"; do
-    LABEL="3 ranks, --mca btl $btls" run_test "rwv: MPI_T performance variables, 3 ranks, --mca btl $btls" \
-        mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_rwv_pvars" "$ring"
+# MPI_T: what rwv holds, as a tool sees it.  A peer sharing rings on this
+# node has a large one (16 slots of 65568 bytes and the 64-byte tail); over
+# a rail a cold peer has a small one (4 x 512 + 64) and a hot one a ring of
+# the hot set (16 x 65568): with a hot set of 1, one peer promoted, then
+# replaced by another mid-stream
+large=$((16 * 65568 + 64)) small=$((4 * 512 + 64)) hot=$((16 * 65568))
+LABEL="3 ranks, --mca btl self,rwv" run_test "rwv: MPI_T performance variables, 3 ranks, shared rings" \
+    mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv "$bin/mpi/test_rwv_pvars" "$large"
+LABEL="3 ranks, --mca btl_rwv_single_copy none" run_test "rwv: MPI_T performance variables, 3 ranks, cold rings" \
+    mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_single_copy none \
+    "$bin/mpi/test_rwv_pvars" "$small"
+LABEL="4 ranks, hot set of 1" run_test "rwv: MPI_T hot set: a peer promoted, then demoted for another, 4 ranks" \
+    mpirun -np 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_single_copy none \
+    --mca btl_rwv_hot_peers 1 --mca btl_rwv_promote_after 4 "$bin/mpi/test_rwv_pvars" "$small" "$hot"
+# the hot set small enough that most peers are cold, promotion and demotion
+# mid-stream (promote after 2): every byte checked, the unexpected flood included
+for hot in 0 1; do
+    CORE=$([ $hot = 1 ] && echo 1) LABEL="4 ranks, hot set of $hot" run_test "rwv: semantics with a hot set of $hot, 4 ranks over the loopback rail" \
+        mpirun -np 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_single_copy none \
+        --mca btl_rwv_hot_peers $hot --mca btl_rwv_promote_after 2 "$bin/mpi/test_mpi_semantics"
+    LABEL="4 ranks, hot set of $hot" run_test "rwv: ping-pong 0 B to 16 MiB with a hot set of $hot, 4 ranks" \
+        mpirun -np 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_single_copy none \
+        --mca btl_rwv_hot_peers $hot --mca btl_rwv_promote_after 2 $pingpong
 done
 # coll/rdmabar: one node (shared-memory flags), oversubscribed, and across
 # emulated nodes (RDMA-written flags among node leaders)

@@ -3,9 +3,13 @@
  * Proves btl/rwv's MPI_T performance variables say what the job uses:
  * before any message no peer is connected and no ring is held; after
  * every rank has exchanged a message with every other one, every peer is
- * connected and the rings held are a whole number of rings of RING_BYTES,
- * at least one per peer.
- *   mpirun -np N --mca btl self,rwv test_rwv_pvars RING_BYTES
+ * connected and each has exactly one ring of OWN_BYTES.
+ * With HOT_BYTES (run with btl_rwv_hot_peers 1, btl_rwv_promote_after 4,
+ * an even number of ranks): after a ping-pong with rank ^ 1 that peer is
+ * hot (one hot ring of HOT_BYTES more, one promotion); after one with
+ * rank ^ 2 the first has given its ring up to the second (a demotion,
+ * a second promotion, still one hot ring).
+ *   mpirun -np N --mca btl self,rwv test_rwv_pvars OWN_BYTES [HOT_BYTES]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,16 +39,23 @@ static int pvar_index (const char *name)
     return -1;
 }
 
-static unsigned long read_pvar (MPI_T_pvar_session session, int index, int is_long)
+/* A counter counts from its handle's allocation (MPI_T): every handle is
+ * allocated once, before the first message. */
+static MPI_T_pvar_handle open_pvar (MPI_T_pvar_session session, int index)
 {
     MPI_T_pvar_handle handle;
-    unsigned long wide = 0;
-    unsigned narrow = 0;
     int count;
 
     CHECK(MPI_T_pvar_handle_alloc (session, index, NULL, &handle, &count));
+    return handle;
+}
+
+static unsigned long read_pvar (MPI_T_pvar_session session, MPI_T_pvar_handle handle, int is_long)
+{
+    unsigned long wide = 0;
+    unsigned narrow = 0;
+
     CHECK(MPI_T_pvar_read (session, handle, is_long ? (void *) &wide : (void *) &narrow));
-    CHECK(MPI_T_pvar_handle_free (session, &handle));
     return is_long ? wide : narrow;
 }
 
@@ -59,42 +70,96 @@ static void exchange_all (int rank, int size)
     }
 }
 
+/* Fifty round trips with PARTNER, then everyone waits for everyone. */
+static void ping_pong (int partner)
+{
+    for (int i = 0 ; i < 50 ; ++i) {
+        char out = (char) i, in = 0;
+
+        CHECK(MPI_Sendrecv (&out, 1, MPI_CHAR, partner, 1, &in, 1, MPI_CHAR, partner, 1, MPI_COMM_WORLD,
+                            MPI_STATUS_IGNORE));
+    }
+    CHECK(MPI_Barrier (MPI_COMM_WORLD));
+}
+
+typedef struct { MPI_T_pvar_handle bytes, peers, hot, promotions, demotions; } pvars_t;
+typedef struct { unsigned long bytes, peers, hot, promotions, demotions; } values_t;
+
+static values_t read_all (MPI_T_pvar_session session, const pvars_t *pv)
+{
+    values_t v = {read_pvar (session, pv->bytes, 1), read_pvar (session, pv->peers, 0), read_pvar (session, pv->hot, 0),
+                  read_pvar (session, pv->promotions, 1), read_pvar (session, pv->demotions, 1)};
+
+    return v;
+}
+
+static int expect (int rank, const char *when, values_t got, values_t want)
+{
+    if (0 == memcmp (&got, &want, sizeof (got))) {
+        return 0;
+    }
+    fprintf (stderr, "rank %d %s: %lu bytes, %lu peers, %lu hot, %lu promotions, %lu demotions; expected %lu, %lu, "
+             "%lu, %lu, %lu\n", rank, when, got.bytes, got.peers, got.hot, got.promotions, got.demotions, want.bytes,
+             want.peers, want.hot, want.promotions, want.demotions);
+    return 1;
+}
+
+/* The hot set at work: a busy peer promoted, then replaced by another. */
+static int check_hot_set (MPI_T_pvar_session session, const pvars_t *pv, int rank, int size, unsigned long own,
+                          unsigned long hot)
+{
+    unsigned long base = (unsigned long) (size - 1) * own;
+    int errors = 0;
+
+    ping_pong (rank ^ 1);
+    errors += expect (rank, "after a ping-pong with one peer", read_all (session, pv),
+                      (values_t) {base + hot, size - 1, 1, 1, 0});
+    ping_pong (rank ^ 2);
+    errors += expect (rank, "after a ping-pong with another", read_all (session, pv),
+                      (values_t) {base + hot, size - 1, 1, 2, 1});
+    return errors;
+}
+
 int main (int argc, char **argv)
 {
-    unsigned long ring = argc > 1 ? strtoul (argv[1], NULL, 10) : 0, bytes0, bytes1;
-    unsigned long peers0, peers1;
-    int provided, rank, size, ib, ip, errors = 0;
+    unsigned long own = argc > 1 ? strtoul (argv[1], NULL, 10) : 0, hot = argc > 2 ? strtoul (argv[2], NULL, 10) : 0;
+    int provided, rank, size, errors = 0;
     MPI_T_pvar_session session;
-    char what[256];
+    int index[5];
+    pvars_t pv;
+    char what[320];
 
     CHECK(MPI_T_init_thread (MPI_THREAD_SINGLE, &provided));
     MPI_Init (&argc, &argv);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &size);
-    ib = pvar_index ("btl_rwv_eager_ring_bytes");
-    ip = pvar_index ("btl_rwv_peers_connected");
-    if (ib < 0 || ip < 0 || 0 == ring) {
-        test_report ("btl_rwv_eager_ring_bytes and btl_rwv_peers_connected exist (and RING_BYTES given)", 1);
+    index[0] = pvar_index ("btl_rwv_eager_ring_bytes");
+    index[1] = pvar_index ("btl_rwv_peers_connected");
+    index[2] = pvar_index ("btl_rwv_hot_peers");
+    index[3] = pvar_index ("btl_rwv_promotions");
+    index[4] = pvar_index ("btl_rwv_demotions");
+    if (index[0] < 0 || index[1] < 0 || index[2] < 0 || index[3] < 0 || index[4] < 0 || 0 == own ||
+        (hot && size % 4)) {
+        test_report ("btl_rwv's five performance variables exist (and OWN_BYTES given; HOT_BYTES needs a multiple "
+                     "of 4 ranks)", 1);
         MPI_T_finalize ();
         MPI_Finalize ();
         return 1;
     }
     CHECK(MPI_T_pvar_session_create (&session));
-    bytes0 = read_pvar (session, ib, 1);
-    peers0 = read_pvar (session, ip, 0);
+    pv = (pvars_t) {open_pvar (session, index[0]), open_pvar (session, index[1]), open_pvar (session, index[2]),
+                    open_pvar (session, index[3]), open_pvar (session, index[4])};
+    errors += expect (rank, "before any message", read_all (session, &pv), (values_t) {0, 0, 0, 0, 0});
     exchange_all (rank, size);
-    bytes1 = read_pvar (session, ib, 1);
-    peers1 = read_pvar (session, ip, 0);
-    errors += 0 != bytes0 || 0 != peers0;
-    errors += peers1 != (unsigned long) (size - 1);
-    errors += 0 != bytes1 % ring || bytes1 / ring < (unsigned long) (size - 1);
-    if (0 != errors) {
-        fprintf (stderr, "rank %d: before: %lu bytes, %lu peers; after: %lu bytes, %lu peers (ring %lu)\n", rank,
-                 bytes0, peers0, bytes1, peers1, ring);
+    errors += expect (rank, "after one message with every peer", read_all (session, &pv),
+                      (values_t) {(unsigned long) (size - 1) * own, size - 1, 0, 0, 0});
+    if (hot) {
+        errors += check_hot_set (session, &pv, rank, size, own, hot);
     }
-    snprintf (what, sizeof (what), "MPI_T: btl_rwv_peers_connected 0 -> %d and btl_rwv_eager_ring_bytes 0 -> %lu "
-              "(%lu rings of %lu bytes) at rank 0 after every rank exchanged a message with every other (%d ranks)",
-              size - 1, bytes1, bytes1 / ring, ring, size);
+    snprintf (what, sizeof (what), "MPI_T: btl_rwv_peers_connected 0 -> %d, btl_rwv_eager_ring_bytes 0 -> %d rings "
+              "of %lu bytes%s (%d ranks)", size - 1, size - 1, own,
+              hot ? ", then one hot ring more, promoted once and handed to another peer (hot_peers, promotions, "
+                    "demotions)" : "", size);
     errors = test_report (what, errors);
     CHECK(MPI_T_pvar_session_free (&session));
     /* before MPI_Finalize: Open MPI 4.1.4 crashes in MPI_T_finalize after it

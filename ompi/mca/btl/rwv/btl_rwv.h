@@ -150,6 +150,10 @@ typedef struct mca_btl_rwv_component_t {
     char *if_exclude;
     int eager_slots;
     int eager_slot_size;
+    int hot_peers;                   /* per rail; -1: every peer's ring is a hot one (btl_rwv_hotset.c) */
+    int promote_after;               /* messages from a cold peer before it may be promoted */
+    int cold_slots;
+    int cold_slot_size;
     int eager_mode;                  /* mca_btl_rwv_eager_mode_t as chosen by the user */
     int connect_timeout;             /* seconds */
     int rail_down_timeout;           /* seconds a lost link may take to come back */
@@ -225,6 +229,9 @@ int mca_btl_rwv_flush (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_
 
 /* btl_rwv_component.c */
 double mca_btl_rwv_now (void);
+void mca_btl_rwv_register_int (const char *name, const char *desc, int value, int *storage);
+/* Say a parameter's value is wrong and why (show_help); returns false. */
+bool mca_btl_rwv_invalid (const char *param, const char *value, const char *why);
 
 
 /* btl_rwv_osc.c: osc/rdma's parameters, set at the first add_procs */

@@ -30,6 +30,7 @@
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
 #include "btl_rwv_pvars.h"
+#include "btl_rwv_hotset.h"
 
 static int rwv_register (void);
 static int rwv_open (void);
@@ -80,7 +81,7 @@ static void rwv_register_string (const char *name, const char *desc, const char 
                                             MCA_BASE_VAR_SCOPE_READONLY, storage);
 }
 
-static void rwv_register_int (const char *name, const char *desc, int value, int *storage)
+void mca_btl_rwv_register_int (const char *name, const char *desc, int value, int *storage)
 {
     *storage = value;
     (void) mca_base_component_var_register (&mca_btl_rwv_component.super.btl_version, name, desc,
@@ -106,10 +107,10 @@ static int rwv_register (void)
     rwv_register_string ("if_exclude",
         "Comma-separated interface names or IPv4 CIDR networks never to use as rails. The "
         "loopback interface is only ever used between processes on one node", "", &c->if_exclude);
-    rwv_register_int ("eager_slots",
+    mca_btl_rwv_register_int ("eager_slots",
         "Slots in the receive ring each peer writes eager messages into (at least 2; slots x "
         "btl_rwv_eager_slot_size at most 64 MiB). Also the most messages in flight to one peer before sends queue", 16, &c->eager_slots);
-    rwv_register_int ("eager_slot_size",
+    mca_btl_rwv_register_int ("eager_slot_size",
         "Bytes per receive-ring slot, a multiple of 8 from 256 to 1048576. A message of up to "
         "slot size - 32 bytes travels eagerly; memory per connected peer and rail is "
         "eager_slots * eager_slot_size + 64 bytes. The default carries ob1's 64 KiB eager "
@@ -121,10 +122,10 @@ static int rwv_register (void)
         "immediate data and the receiver waits for its completion event; correct without "
         "in-order placement) or auto (poll where the provider places data in order, else cq)",
         "auto", &rwv_eager_mode_string);
-    rwv_register_int ("connect_timeout",
+    mca_btl_rwv_register_int ("connect_timeout",
         "Seconds to wait for a connection to a peer before reporting it unreachable", 30,
         &c->connect_timeout);
-    rwv_register_int ("rail_down_timeout",
+    mca_btl_rwv_register_int ("rail_down_timeout",
         "Seconds a rail's link may stay down before rwv gives it up. Peers with another rail move "
         "to it at once; a peer whose only rail it is keeps its connection meanwhile (TCP, or the "
         "HCA's retries, hold what was sent), so a link that flaps or a switch that reboots within "
@@ -136,12 +137,12 @@ static int rwv_register (void)
         "among a peer's rails in proportion. Default (empty): measured per peer as the job runs, "
         "from the time each piece of 64 KiB or more takes to be delivered; all rails start equal",
         "", &c->rail_bandwidth);
-    rwv_register_int ("stripe_min_size",
+    mca_btl_rwv_register_int ("stripe_min_size",
         "Smallest piece, in bytes, of a put or get split across rails: a transfer is split over "
         "as many rails as keeps every piece at least this big (pieces in proportion to bandwidth), "
         "those that will be free soonest; one under twice this goes whole to the rail free "
         "soonest", 65536, &c->stripe_min_size);
-    rwv_register_int ("stripe_eager_threshold",
+    mca_btl_rwv_register_int ("stripe_eager_threshold",
         "Eager messages of at least this many bytes to a peer with several ready rails are "
         "split across them and reassembled before delivery (ob1 sends a message up to the eager "
         "limit as one fragment). Set it above btl_rwv_eager_limit to never split", 16384,
@@ -197,6 +198,7 @@ static int rwv_register (void)
         "Rail backends this build can use (read only)", MCA_BASE_VAR_TYPE_STRING, NULL, 0,
         MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT, &c->backends);
 
+    mca_btl_rwv_hotset_register ();
     mca_btl_rwv_pvars_register ();
 
     /* the standard BTL parameters: btl_rwv_eager_limit, _exclusivity, _put_limit, ... */
@@ -218,7 +220,7 @@ static int rwv_open (void)
     return OPAL_SUCCESS;
 }
 
-static bool rwv_invalid (const char *param, const char *value, const char *why)
+bool mca_btl_rwv_invalid (const char *param, const char *value, const char *why)
 {
     opal_show_help ("help-mpi-btl-rwv.txt", "invalid parameter", true, OPAL_PROC_MY_HOSTNAME,
                     param, value, why);
@@ -264,7 +266,7 @@ static bool rwv_choose (const char *param, const char *value, const char **names
             return true;
         }
     }
-    return rwv_invalid (param, value, why);
+    return mca_btl_rwv_invalid (param, value, why);
 }
 
 /* Every connected peer gets a ring on every rail it uses: a size that
@@ -285,7 +287,7 @@ static bool rwv_ring_size_valid (void)
     snprintf (why, sizeof (why), "that is %.1f MiB of receive ring per connected peer and rail; at most %lu MiB "
               "is allowed (the default is 16 x 65568 bytes, about 1 MiB)", ring / 1048576.0,
               MCA_BTL_RWV_MAX_RING_BYTES >> 20);
-    return rwv_invalid ("btl_rwv_eager_slots", value, why);
+    return mca_btl_rwv_invalid ("btl_rwv_eager_slots", value, why);
 }
 
 /* Check every parameter; say what is wrong with the first bad one. */
@@ -313,19 +315,19 @@ static bool rwv_params_valid (void)
         return false;
     }
     if (MCA_BTL_RWV_BACKEND_VERBS == c->backend && !RWV_HAVE_VERBS) {
-        return rwv_invalid ("btl_rwv_backend", rwv_backend_string,
+        return mca_btl_rwv_invalid ("btl_rwv_backend", rwv_backend_string,
                             "this build has no verbs rail (btl_rwv_backends_built): configure found no "
                             "libibverbs-dev and librdmacm-dev");
     }
     snprintf (value, sizeof (value), "%d", c->eager_slots);
     if (c->eager_slots < 2 || c->eager_slots > 65536) {
-        return rwv_invalid ("btl_rwv_eager_slots", value, "use 2 to 65536 slots");
+        return mca_btl_rwv_invalid ("btl_rwv_eager_slots", value, "use 2 to 65536 slots");
     }
     snprintf (value, sizeof (value), "%d", c->eager_slot_size);
     if (c->eager_slot_size < 256 || c->eager_slot_size > (1 << 20) || c->eager_slot_size % 8) {
-        return rwv_invalid ("btl_rwv_eager_slot_size", value, "use a multiple of 8 from 256 to 1048576");
+        return mca_btl_rwv_invalid ("btl_rwv_eager_slot_size", value, "use a multiple of 8 from 256 to 1048576");
     }
-    if (!rwv_ring_size_valid ()) {
+    if (!rwv_ring_size_valid () || !mca_btl_rwv_hotset_params_valid ()) {
         return false;
     }
     rwv_derive_eager_limits ();
@@ -335,31 +337,31 @@ static bool rwv_params_valid (void)
 
         snprintf (why, sizeof (why), "an eager message must fit in one ring slot: at most "
                   "btl_rwv_eager_slot_size - 32 = %zu bytes", mca_btl_rwv_max_payload ());
-        return rwv_invalid ("btl_rwv_eager_limit", value, why);
+        return mca_btl_rwv_invalid ("btl_rwv_eager_limit", value, why);
     }
     snprintf (value, sizeof (value), "%d", c->stripe_min_size);
     if (c->stripe_min_size < 4096) {
-        return rwv_invalid ("btl_rwv_stripe_min_size", value, "use at least 4096 bytes");
+        return mca_btl_rwv_invalid ("btl_rwv_stripe_min_size", value, "use at least 4096 bytes");
     }
     snprintf (value, sizeof (value), "%d", c->stripe_eager_threshold);
     if (c->stripe_eager_threshold < 4096) {
-        return rwv_invalid ("btl_rwv_stripe_eager_threshold", value,
+        return mca_btl_rwv_invalid ("btl_rwv_stripe_eager_threshold", value,
                             "use at least 4096 bytes (a value above btl_rwv_eager_limit turns splitting off)");
     }
     snprintf (value, sizeof (value), "%d", c->connect_timeout);
     if (c->connect_timeout <= 0) {
-        return rwv_invalid ("btl_rwv_connect_timeout", value, "use a positive number of seconds");
+        return mca_btl_rwv_invalid ("btl_rwv_connect_timeout", value, "use a positive number of seconds");
     }
     snprintf (value, sizeof (value), "%d", c->rail_down_timeout);
     if (c->rail_down_timeout < 0) {
-        return rwv_invalid ("btl_rwv_rail_down_timeout", value, "use 0 or a positive number of seconds");
+        return mca_btl_rwv_invalid ("btl_rwv_rail_down_timeout", value, "use 0 or a positive number of seconds");
     }
     if (*c->provider_include && 0 != strcmp (c->provider_exclude, "sockets") && *c->provider_exclude) {
-        return rwv_invalid ("btl_rwv_provider_include", c->provider_include,
+        return mca_btl_rwv_invalid ("btl_rwv_provider_include", c->provider_include,
                             "set btl_rwv_provider_include or btl_rwv_provider_exclude, not both");
     }
     if (*c->if_include && *c->if_exclude) {
-        return rwv_invalid ("btl_rwv_if_include", c->if_include, "set btl_rwv_if_include or btl_rwv_if_exclude, not both");
+        return mca_btl_rwv_invalid ("btl_rwv_if_include", c->if_include, "set btl_rwv_if_include or btl_rwv_if_exclude, not both");
     }
     if (template->btl_rndv_eager_limit > template->btl_eager_limit) {
         template->btl_rndv_eager_limit = template->btl_eager_limit;
@@ -572,10 +574,10 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
         inet_ntop (AF_INET, &rail->addr.ipv4, ip, sizeof (ip));
         opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                              "btl/rwv: rail %d: %s listening on %s port %u (NUMA node %d, process on %d; %s; "
-                             "ring of %d x %d bytes per connected peer)", i, rail->name, ip,
+                             "rings of %d x %d bytes for %d hot peers, %d x %d for the others)", i, rail->name, ip,
                              (unsigned) ntohs (rail->addr.port), rail->numa_node, numa,
                              rail->bandwidth > 0 ? "bandwidth configured" : "bandwidth measured",
-                             c->eager_slots, c->eager_slot_size);
+                             c->eager_slots, c->eager_slot_size, c->hot_peers, c->cold_slots, c->cold_slot_size);
     }
     modules[0] = &module->super;
     *num_btls = 1;

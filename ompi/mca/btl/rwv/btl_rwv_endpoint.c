@@ -26,6 +26,8 @@
 #include "btl_rwv_atomic.h"
 #include "btl_rwv_failover.h"
 #include "btl_rwv_handshake.h"
+#include "btl_rwv_hotset.h"
+#include "btl_rwv_fetch.h"
 #include "btl_rwv_rdma.h"
 #include "btl_rwv_send.h"
 
@@ -209,6 +211,36 @@ static void mca_btl_rwv_ring_unavailable (const mca_btl_rwv_endpoint_t *endpoint
                     mca_btl_rwv_component.eager_slots, mca_btl_rwv_component.eager_slot_size);
 }
 
+/* The connection's own ring: large and shared if the peer is on this node
+ * and may store into it, else small unless the hot set is off. */
+static bool mca_btl_rwv_conn_ring_alloc (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_local_ring_t *local = &conn->local;
+    mca_btl_rwv_slots_t *own = &local->own;
+
+    local->ring = NULL;
+    if (conn->endpoint->cma_pid) {
+        local->ring = mca_btl_rwv_ring_alloc (conn->endpoint, mca_btl_rwv_ring_bytes ());
+        if (NULL != local->ring && 0 == mca_btl_rwv_ring_shm_slot (local->ring)) {
+            mca_btl_rwv_ring_free (local->ring); /* no shared slot left: private, so perhaps small */
+            local->ring = NULL;
+        }
+    }
+    local->tiered = mca_btl_rwv_hotset_tiered (NULL != local->ring);
+    mca_btl_rwv_hotset_own_geometry (local->tiered, &own->slots, &own->slot_size);
+    local->ring_bytes = mca_btl_rwv_ring_size (own->slots, own->slot_size);
+    if (NULL == local->ring && NULL == (local->ring = mca_btl_rwv_ring_alloc (conn->endpoint, local->ring_bytes))) {
+        return false;
+    }
+    memset (local->ring, 0, local->ring_bytes);
+    own->base = local->ring;
+    own->notify_imm = local->tiered || mca_btl_rwv_large_ring_notifies (conn->rail);
+    own->hot = NULL;
+    local->cur = *own;
+    local->tail = (volatile uint64_t *) (local->ring + mca_btl_rwv_ring_tail (own->slots, own->slot_size));
+    return true;
+}
+
 mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
@@ -221,15 +253,12 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
     }
     conn->endpoint = endpoint;
     conn->rail = rail;
-    conn->local.ring_bytes = mca_btl_rwv_ring_bytes ();
-    if (NULL == (conn->local.ring = mca_btl_rwv_ring_alloc (endpoint, conn->local.ring_bytes))) {
+    conn->poll_index = -1;
+    if (!mca_btl_rwv_conn_ring_alloc (conn)) {
         mca_btl_rwv_ring_unavailable (endpoint, rail, conn->local.ring_bytes, "allocating");
         free (conn);
         return NULL;
     }
-    memset (conn->local.ring, 0, conn->local.ring_bytes);
-    conn->local.tail = (volatile uint64_t *) (conn->local.ring + mca_btl_rwv_ring_tail ((uint64_t) mca_btl_rwv_component.eager_slots,
-                                                                                   (uint64_t) mca_btl_rwv_component.eager_slot_size));
     conn->meter.bandwidth = rail->bandwidth > 0 ? rail->bandwidth : mca_btl_rwv_endpoint_best_bandwidth (endpoint);
     if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->local.ring, conn->local.ring_bytes, &conn->local.ring_mr, &desc,
                                            &conn->local.ring_rkey)) {
@@ -427,6 +456,12 @@ void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, uint32_t imm)
 
     if (NULL != conn) {
         conn->local.imm_seen++;
+        if (conn->poll_index < 0) {
+            /* a cold ring's arrival: only now does progress look at it */
+            MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+            (void) mca_btl_rwv_poll_want (conn);
+            MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
+        }
     }
 }
 
@@ -478,9 +513,13 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
     OBJ_DESTRUCT(&conn->replay.unacked);
     mca_btl_rwv_conn_confirm_puts (conn, UINT64_MAX);
     OBJ_DESTRUCT(&conn->kept_puts);
+    mca_btl_rwv_hotset_release (conn);
+    mca_btl_rwv_fetch_abandon (conn);
     conn->rail->ops->mr_dereg (conn->rail, conn->local.ring_mr);
     opal_pointer_array_set_item (&module->conns, conn->id, NULL);
-    mca_btl_rwv_poll_remove (conn);
+    if (conn->poll_index >= 0) {
+        mca_btl_rwv_poll_remove (conn);
+    }
     conn->rail->num_conns--;
     free (conn->replay.seen);
     free (conn->replay.before.seen);

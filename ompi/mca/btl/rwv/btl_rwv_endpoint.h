@@ -53,25 +53,46 @@ typedef struct mca_btl_rwv_replay_window_t {
     uint8_t *seen;             /* by seq after recv_seq, allocated at the first replay */
 } mca_btl_rwv_replay_window_t;
 
-/* Our receive ring on a connection, which the peer writes into: slots,
- * then the tail (btl_rwv_wire.h). */
+/* Slots the peer writes our eager messages into: the connection's own
+ * ring, or a ring of the rail's hot set (btl_rwv_hotset.c). */
+typedef struct mca_btl_rwv_slots_t {
+    unsigned char *base;       /* NULL: none */
+    uint32_t slots;
+    uint32_t slot_size;
+    bool notify_imm;           /* the peer writes with immediate data: a completion says it landed */
+    struct mca_btl_rwv_hot_ring_t *hot; /* NULL: the connection's own ring */
+} mca_btl_rwv_slots_t;
+
+/* Our receive side of a connection.  The connection's own ring (slots,
+ * then the tail, btl_rwv_wire.h) is small unless the peer stores into it
+ * from this node; while the peer is in our hot set it writes into a hot
+ * ring instead, and the tail stays where it was. */
 typedef struct mca_btl_rwv_local_ring_t {
     unsigned char *ring;
     size_t ring_bytes;
     volatile uint64_t *tail;   /* the ring's tail words, indexed by mca_btl_rwv_ring_tail_word_t */
     void *ring_mr;
     uint64_t ring_rkey;
-    bool notify_imm;           /* we asked for immediate data */
-    uint64_t recv_seq;         /* messages consumed from our ring */
-    uint32_t next_slot;        /* where the next one arrives: recv_seq modulo the slots */
-    uint64_t imm_seen;         /* immediate-data events for our ring (cq mode) */
+    mca_btl_rwv_slots_t own;   /* the own ring's slots */
+    mca_btl_rwv_slots_t cur;   /* where the peer writes now */
+    mca_btl_rwv_slots_t next;  /* where it writes once it has read our RING message */
+    bool tiered;               /* promoted and demoted (not a ring shared on this node) */
+    uint32_t generation;       /* RING messages sent on this connection */
+    bool fetching;             /* the next message is being read from the peer (btl_rwv_fetch.c) */
+    uint64_t recv_seq;         /* messages consumed from our rings */
+    uint32_t next_slot;        /* where the next one arrives in cur */
+    uint64_t imm_seen;         /* immediate-data events for our rings */
+    uint64_t imm_used;         /* messages consumed from rings written with immediate data */
     uint64_t credits_reported; /* recv_seq last told to the peer */
+    uint64_t arrivals;         /* since connected or demoted: promotion counts them */
+    uint64_t last_arrival;     /* the rail's arrival count at our last one: demotion picks the oldest */
 } mca_btl_rwv_local_ring_t;
 
 /* The peer's ring on a connection, which we write into. */
 typedef struct mca_btl_rwv_peer_ring_t {
     uint64_t ring_raddr;
     uint64_t tail_raddr;       /* its tail's first word, as we address it */
+    uint64_t tail_rkey;        /* the tail's ring (the connection's own) keeps its key when ring_rkey changes */
     uint64_t ring_rkey;
     unsigned char *ring;       /* the same ring in our mapping of a same-node peer's rings: stores, not writes */
     uint16_t shm_slot;
@@ -81,8 +102,10 @@ typedef struct mca_btl_rwv_peer_ring_t {
     uint8_t rail;              /* the peer's index of this rail (replays name it) */
     bool notify_imm;
     uint64_t send_seq;         /* messages written into the peer's ring */
-    uint32_t next_slot;        /* where the next one goes: send_seq modulo the slots */
+    uint32_t next_slot;        /* where the next one goes */
     uint64_t consumed;         /* of those, how many the peer has consumed */
+    uint32_t generation;       /* the peer's RING messages taken */
+    bool owe_hello;            /* a RING message taken and nothing written into the new ring yet */
 } mca_btl_rwv_peer_ring_t;
 
 /* Striping (btl_rwv_stripe.c), kept for peers reached over more than one
@@ -132,7 +155,7 @@ typedef struct mca_btl_rwv_conn_t {
     double deadline;           /* connect timeout, CLOCK_MONOTONIC seconds */
     uint32_t attempt;          /* the request's that made this connection: replays name it */
     uint32_t id;               /* index in the module's connection table */
-    int poll_index;            /* index in the module's polled list */
+    int poll_index;            /* index in the module's polled list, -1 while not on it */
     opal_list_t pending;       /* frags waiting for the connection or for credits */
 
     mca_btl_rwv_local_ring_t local;
@@ -223,6 +246,14 @@ void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
 /* the peer's host name, for messages */
 const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint);
 void mca_btl_rwv_conn_check_timeouts (double now);
+
+/* Is a large ring on RAIL written with immediate data (btl_rwv_eager_mode)?
+ * A small one always is: a completion, not a poll, tells of its messages. */
+static inline bool mca_btl_rwv_large_ring_notifies (const mca_btl_rwv_rail_t *rail)
+{
+    return MCA_BTL_RWV_EAGER_CQ == mca_btl_rwv_component.eager_mode ||
+        (MCA_BTL_RWV_EAGER_AUTO == mca_btl_rwv_component.eager_mode && !rail->ordered_placement);
+}
 
 static inline bool mca_btl_rwv_conn_ready (const mca_btl_rwv_conn_t *conn)
 {

@@ -58,10 +58,10 @@ static int mca_btl_rwv_marker_post (mca_btl_rwv_conn_t *conn,
 
     if (rail->reads_after_writes) {
         return rail->ops->read (conn, module->marker->buf, sizeof (uint64_t), desc, mca_btl_rwv_marker_raddr (conn),
-                                conn->peer.ring_rkey, &marker->op);
+                                conn->peer.tail_rkey, &marker->op);
     }
     return rail->ops->write (conn, module->marker->buf, sizeof (uint64_t), desc, mca_btl_rwv_marker_raddr (conn),
-                             conn->peer.ring_rkey, false, 0, true, &marker->op);
+                             conn->peer.tail_rkey, false, 0, true, &marker->op);
 }
 
 /* A failed rail needs no marker: its puts moved to another rail and are counted there. */

@@ -23,6 +23,8 @@
 #include "btl_rwv_frag.h"
 #include "btl_rwv_handshake.h"
 #include "btl_rwv_failover.h"
+#include "btl_rwv_fetch.h"
+#include "btl_rwv_hotset.h"
 #include "btl_rwv_send.h"
 
 static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_data_t *cm)
@@ -30,14 +32,14 @@ static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rw
     memset (cm, 0, sizeof (*cm));
     cm->magic = MCA_BTL_RWV_CM_MAGIC;
     cm->version = MCA_BTL_RWV_CM_VERSION;
-    cm->notify_imm = conn->local.notify_imm;
+    cm->notify_imm = conn->local.own.notify_imm;
     cm->rail = (uint8_t) conn->rail->index;
     cm->name = opal_proc_local_get ()->proc_name;
     cm->ring_raddr = mca_btl_rwv_rail_raddr (conn->rail, (uint64_t) (uintptr_t) conn->local.ring,
                                              (uint64_t) (uintptr_t) conn->local.ring);
     cm->ring_rkey = conn->local.ring_rkey;
-    cm->slots = (uint32_t) mca_btl_rwv_component.eager_slots;
-    cm->slot_size = (uint32_t) mca_btl_rwv_component.eager_slot_size;
+    cm->slots = conn->local.own.slots;
+    cm->slot_size = conn->local.own.slot_size;
     cm->conn_id = conn->id;
     cm->shm_slot = mca_btl_rwv_ring_shm_slot (conn->local.ring);
 }
@@ -45,7 +47,7 @@ static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rw
 static void mca_btl_rwv_conn_take_peer_cm (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_cm_data_t *cm)
 {
     conn->peer.ring_raddr = cm->ring_raddr;
-    conn->peer.ring_rkey = cm->ring_rkey;
+    conn->peer.ring_rkey = conn->peer.tail_rkey = cm->ring_rkey;
     conn->peer.slots = cm->slots;
     conn->peer.slot_size = cm->slot_size;
     conn->peer.tail_raddr = cm->ring_raddr + mca_btl_rwv_ring_tail (cm->slots, cm->slot_size);
@@ -67,17 +69,20 @@ static const mca_btl_rwv_cm_data_t *mca_btl_rwv_cm_check (const void *data, size
     return cm;
 }
 
-/* A fresh start on this connection: new ring contents, counters from zero. */
+/* A fresh start on this connection: its own ring again, new contents,
+ * counters from zero. */
 static void mca_btl_rwv_conn_reset (mca_btl_rwv_conn_t *conn)
 {
+    mca_btl_rwv_hotset_release (conn);
+    mca_btl_rwv_fetch_abandon (conn);
     memset (conn->local.ring, 0, conn->local.ring_bytes);
-    conn->local.recv_seq = conn->local.imm_seen = conn->local.credits_reported = 0;
+    conn->local.recv_seq = conn->local.imm_seen = conn->local.imm_used = conn->local.credits_reported = 0;
     conn->peer.send_seq = conn->peer.consumed = 0;
     conn->local.next_slot = conn->peer.next_slot = 0;
+    conn->peer.generation = 0;
+    conn->peer.owe_hello = false;
     conn->rdma_bytes = 0;
     conn->may_send = false;
-    conn->local.notify_imm = mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_CQ ||
-        (mca_btl_rwv_component.eager_mode == MCA_BTL_RWV_EAGER_AUTO && !conn->rail->ordered_placement);
 }
 
 /* The request as it goes on the wire, in hex, for tests that replay it. */
@@ -304,7 +309,6 @@ bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn)
 void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn)
 {
     static const uint64_t one = 1;
-    uint64_t raddr = conn->peer.tail_raddr + MCA_BTL_RWV_TAIL_GOODBYE * sizeof (uint64_t);
 
-    (void) mca_btl_rwv_ring_inject (conn, &one, sizeof (one), raddr, false, 0);
+    (void) mca_btl_rwv_tail_inject (conn, MCA_BTL_RWV_TAIL_GOODBYE, &one);
 }

@@ -18,6 +18,8 @@
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
 #include "btl_rwv_progress.h"
+#include "btl_rwv_hotset.h"
+#include "btl_rwv_fetch.h"
 #include "btl_rwv_failover.h"
 
 /* ------------------------------------------------------------ peers */
@@ -226,6 +228,7 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     mca_btl_rwv_endpoint_t *endpoint;
 
     mca_btl_rwv_report_lost_rails (HUGE_VAL);
+    mca_btl_rwv_hotset_report ();
     while (NULL != (endpoint = (mca_btl_rwv_endpoint_t *) opal_list_remove_first (&module->endpoint_list))) {
         mca_btl_rwv_endpoint_release (endpoint);
     }
@@ -242,6 +245,8 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     if (NULL != module->rcache) {
         mca_rcache_base_module_destroy (module->rcache);
     }
+    mca_btl_rwv_hotset_fini ();
+    mca_btl_rwv_fetch_fini ();
     for (int i = 0 ; i < module->num_rails ; ++i) {
         module->rails[i]->ops->close (module->rails[i]);
     }

@@ -126,10 +126,16 @@ int mca_btl_rwv_poll_add (mca_btl_rwv_conn_t *conn)
         module->polled_size = size;
     }
     conn->poll_index = module->num_polled;
+    conn->rail->num_polled++;
     module->polled[module->num_polled] = conn;
     opal_atomic_wmb ();
     module->num_polled++;
     return OPAL_SUCCESS;
+}
+
+int mca_btl_rwv_poll_want (mca_btl_rwv_conn_t *conn)
+{
+    return conn->poll_index < 0 ? mca_btl_rwv_poll_add (conn) : OPAL_SUCCESS;
 }
 
 /* The last one takes its place: a pass running meanwhile sees it twice at most. */
@@ -140,6 +146,8 @@ void mca_btl_rwv_poll_remove (mca_btl_rwv_conn_t *conn)
 
     module->polled[conn->poll_index] = last;
     last->poll_index = conn->poll_index;
+    conn->poll_index = -1;
+    conn->rail->num_polled--;
     opal_atomic_wmb ();
     module->num_polled--;
 }
@@ -159,24 +167,60 @@ void mca_btl_rwv_poll_fini (void)
     module->num_polled = module->polled_size = 0;
 }
 
-/* Every connected ring; CQ_WANTED[r]: rail r has a connection that
- * writes (or is written) through the rail rather than a shared ring, or
- * has a put or get in flight through it. */
+/* Nothing for progress to look at on this connection until a completion
+ * says so (mca_btl_rwv_conn_remote_data) or a send waits on it: every ring
+ * the peer may write into is written with immediate data, and nothing of
+ * ours waits for a credit, a hello or a read, or for the peer to consume it.  Cold peers are such, so an
+ * idle pass costs a step per hot or same-node peer, not per peer. */
+static bool rwv_conn_quiet (mca_btl_rwv_conn_t *conn)
+{
+    const mca_btl_rwv_local_ring_t *local = &conn->local;
+
+    return local->tiered && local->cur.notify_imm && (NULL == local->next.base || local->next.notify_imm) &&
+        local->imm_seen == local->imm_used && !local->fetching && !conn->peer.owe_hello &&
+        opal_list_is_empty (&conn->pending) && opal_list_is_empty (&conn->replay.unacked);
+}
+
+/* Off the polled list if still quiet under the lock; true if so. */
+static bool rwv_poll_drop (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    bool quiet;
+
+    MCA_BTL_RWV_LOCK(module);
+    if ((quiet = rwv_conn_quiet (conn))) {
+        mca_btl_rwv_poll_remove (conn);
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+    return quiet;
+}
+
+/* Every polled ring, dropping the quiet ones; CQ_WANTED[r]: rail r has a
+ * connection that writes (or is written) through the rail rather than a
+ * shared ring, or has a put or get in flight through it. */
 static int rwv_poll_rings (bool *cq_wanted)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int n = module->num_polled, count = 0;
-    mca_btl_rwv_conn_t **polled;
 
-    opal_atomic_rmb (); /* the length before the list it counts */
-    polled = module->polled;
-    for (int i = 0 ; i < n ; ++i) {
-        mca_btl_rwv_conn_t *conn = polled[i];
+    for (int i = 0 ; i < n ; ) {
+        mca_btl_rwv_conn_t *conn;
 
-        cq_wanted[conn->rail->index] |= NULL == conn->peer.ring || conn->pieces_out > 0;
+        opal_atomic_rmb (); /* the length before the list it counts */
+        conn = module->polled[i];
         if (MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
             count += mca_btl_rwv_conn_poll_ring (conn);
         }
+        if (rwv_conn_quiet (conn) && rwv_poll_drop (conn)) {
+            n = n < module->num_polled ? n : module->num_polled; /* the last took its place */
+            continue;
+        }
+        cq_wanted[conn->rail->index] |= NULL == conn->peer.ring || conn->pieces_out > 0;
+        ++i;
+    }
+    for (int r = 0 ; r < module->num_rails ; ++r) {
+        /* a connection off the list is a cold one: its completions are its doorbell */
+        cq_wanted[r] |= module->rails[r]->num_conns > module->rails[r]->num_polled;
     }
     return count;
 }

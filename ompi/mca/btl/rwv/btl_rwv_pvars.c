@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * What a job uses, as MPI_T performance variables (and ompi_info):
- * btl_rwv_eager_ring_bytes, the receive rings this process holds, and
- * btl_rwv_peers_connected, the peers it has a live connection to.  Both
- * are read when asked, from the connection table: nothing is counted on
- * the data path.
+ * btl_rwv_eager_ring_bytes, the receive rings this process holds;
+ * btl_rwv_peers_connected, the peers it has a live connection to;
+ * btl_rwv_hot_peers, btl_rwv_promotions and btl_rwv_demotions, the hot
+ * set's state (btl_rwv_hotset.c).  Read when asked, from the connection
+ * table and the hot set's own counters: nothing more is counted on the
+ * data path.
  */
 #include "opal_config.h"
 
@@ -13,6 +15,7 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_pvars.h"
+#include "btl_rwv_hotset.h"
 
 static int rwv_pvar_ring_bytes (const struct mca_base_pvar_t *pvar, void *value, void *obj)
 {
@@ -23,6 +26,12 @@ static int rwv_pvar_ring_bytes (const struct mca_base_pvar_t *pvar, void *value,
         mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
 
         bytes += NULL != conn ? (unsigned long) conn->local.ring_bytes : 0;
+    }
+    if (NULL != module) {
+        mca_btl_rwv_hotset_stats_t stats;
+
+        mca_btl_rwv_hotset_stats (&stats);
+        bytes += (unsigned long) stats.ring_bytes;
     }
     *(unsigned long *) value = bytes;
     return OPAL_SUCCESS;
@@ -48,18 +57,51 @@ static int rwv_pvar_peers_connected (const struct mca_base_pvar_t *pvar, void *v
     return OPAL_SUCCESS;
 }
 
+/* The hot set's counters; the pvar's context names the one (hot_peers, promotions, demotions). */
+static int rwv_pvar_hotset (const struct mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    mca_btl_rwv_hotset_stats_t stats;
+
+    mca_btl_rwv_hotset_stats (&stats);
+    switch ((intptr_t) pvar->ctx) {
+    case 0:
+        *(unsigned *) value = stats.hot_peers;
+        break;
+    case 1:
+        *(unsigned long *) value = (unsigned long) stats.promotions;
+        break;
+    default:
+        *(unsigned long *) value = (unsigned long) stats.demotions;
+    }
+    return OPAL_SUCCESS;
+}
+
 void mca_btl_rwv_pvars_register (void)
 {
     const mca_base_component_t *component = &mca_btl_rwv_component.super.btl_version;
     const int flags = MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS;
 
     (void) mca_base_component_pvar_register (component, "eager_ring_bytes",
-        "Bytes of eager receive ring this process holds: slots x slot size + 64 for every connection "
-        "made, on every rail (btl_rwv_eager_slots, btl_rwv_eager_slot_size)", OPAL_INFO_LVL_4,
+        "Bytes of eager receive ring this process holds: every connection's own ring (slots x slot size "
+        "+ 64: btl_rwv_cold_slots x btl_rwv_cold_slot_size, or btl_rwv_eager_slots x btl_rwv_eager_slot_size "
+        "for a peer on this node or with btl_rwv_hot_peers -1), and the hot rings allocated on every rail "
+        "(btl_rwv_eager_slots x btl_rwv_eager_slot_size each, at most btl_rwv_hot_peers per rail)", OPAL_INFO_LVL_4,
         MCA_BASE_PVAR_CLASS_SIZE, MCA_BASE_VAR_TYPE_UNSIGNED_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT, flags,
         rwv_pvar_ring_bytes, NULL, NULL, NULL);
     (void) mca_base_component_pvar_register (component, "peers_connected",
         "Peers this process has at least one connected rail to (connections are made on first use)",
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_LEVEL, MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL,
         MCA_BASE_VAR_BIND_NO_OBJECT, flags, rwv_pvar_peers_connected, NULL, NULL, NULL);
+    (void) mca_base_component_pvar_register (component, "hot_peers",
+        "Connections whose peer writes into a hot (large) ring now, every rail (at most btl_rwv_hot_peers per rail)",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_LEVEL, MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL,
+        MCA_BASE_VAR_BIND_NO_OBJECT, flags, rwv_pvar_hotset, NULL, NULL, (void *) 0);
+    (void) mca_base_component_pvar_register (component, "promotions",
+        "Times a cold peer was given a hot ring (after btl_rwv_promote_after messages)",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG, NULL,
+        MCA_BASE_VAR_BIND_NO_OBJECT, flags, rwv_pvar_hotset, NULL, NULL, (void *) 1);
+    (void) mca_base_component_pvar_register (component, "demotions",
+        "Times a hot peer silent longest gave its ring up to a busier cold one",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG, NULL,
+        MCA_BASE_VAR_BIND_NO_OBJECT, flags, rwv_pvar_hotset, NULL, NULL, (void *) 2);
 }

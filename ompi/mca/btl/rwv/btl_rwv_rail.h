@@ -100,6 +100,7 @@ struct mca_btl_rwv_rail_t {
     bool ordered_placement;         /* a write's bytes land in order: poll mode is safe */
     bool reads_after_writes;        /* a read sees every earlier write on its connection (FI_ORDER_RAW) */
     int num_conns;                  /* connections on this rail: no CQ to poll without them */
+    int num_polled;                 /* of those, on the polled list (btl_rwv_progress.c) */
     char ifname[32];                /* the network interface, for link checks and NUMA */
     int numa_node;                  /* of the NIC, -1 if unknown */
     double bandwidth;               /* configured bytes per microsecond, 0: measure */

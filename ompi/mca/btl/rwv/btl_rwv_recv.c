@@ -26,6 +26,8 @@
 #include "btl_rwv_atomic.h"
 #include "btl_rwv_eager_stripe.h"
 #include "btl_rwv_failover.h"
+#include "btl_rwv_fetch.h"
+#include "btl_rwv_hotset.h"
 #include "btl_rwv_send.h"
 
 #define HDR_SIZE sizeof (mca_btl_rwv_eager_hdr_t)
@@ -70,19 +72,24 @@ void mca_btl_rwv_deliver (mca_btl_rwv_endpoint_t *endpoint, mca_btl_base_tag_t t
 /* Tags rwv handles itself rather than passing up. */
 static inline bool mca_btl_rwv_tag_is_ours (uint8_t tag)
 {
-    return MCA_BTL_RWV_TAG_ATOMIC == tag || MCA_BTL_RWV_TAG_ATOMIC_REPLY == tag;
+    return MCA_BTL_RWV_TAG_ATOMIC == tag || MCA_BTL_RWV_TAG_ATOMIC_REPLY == tag || MCA_BTL_RWV_TAG_RING == tag;
 }
 
-/* What is wrong with this arrival, or NULL. */
+/* What is wrong with this arrival, or NULL.  It came in a slot of cur. */
 static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr)
 {
-    const uint8_t known = MCA_BTL_RWV_HDR_FLAG_HELLO | MCA_BTL_RWV_HDR_FLAG_REPLAY | MCA_BTL_RWV_HDR_FLAG_STRIPE;
+    const uint8_t known = MCA_BTL_RWV_HDR_FLAG_HELLO | MCA_BTL_RWV_HDR_FLAG_REPLAY | MCA_BTL_RWV_HDR_FLAG_STRIPE |
+        MCA_BTL_RWV_HDR_FLAG_FETCH;
 
-    if (hdr->len > mca_btl_rwv_max_payload ()) {
+    if (hdr->len > mca_btl_rwv_max_payload () ||
+        MCA_BTL_RWV_PAD8(hdr->len) + HDR_SIZE > conn->local.cur.slot_size) {
         return "a message longer than a ring slot";
     }
     if (hdr->flags & ~known) {
         return "a message with flags this version does not know";
+    }
+    if ((hdr->flags & MCA_BTL_RWV_HDR_FLAG_FETCH) && hdr->len != sizeof (mca_btl_rwv_fetch_hdr_t)) {
+        return "a message to be read, described wrongly";
     }
     if (hdr->consumed > conn->peer.send_seq) {
         return "a credit for messages never sent to it";
@@ -97,56 +104,134 @@ static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, 
     return NULL;
 }
 
-static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn)
+/* Credits go back after half the slots of the smaller ring the peer may
+ * be writing into: a sender moved to a smaller ring with more in flight
+ * than it holds waits for them. */
+static uint64_t mca_btl_rwv_credit_batch (const mca_btl_rwv_conn_t *conn)
 {
-    uint64_t raddr = conn->peer.tail_raddr + MCA_BTL_RWV_TAIL_CREDITS * sizeof (uint64_t);
+    uint32_t slots = conn->local.cur.slots;
 
-    if (conn->local.recv_seq - conn->local.credits_reported < (uint64_t) mca_btl_rwv_component.eager_slots / 2 ||
-        !mca_btl_rwv_conn_ready (conn)) {
+    if (NULL != conn->local.next.base && conn->local.next.slots < slots) {
+        slots = conn->local.next.slots;
+    }
+    return slots / 2;
+}
+
+/* NOW: a message we read from the peer was consumed; its sender (and the
+ * PML behind it) waits for exactly this credit. */
+static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn, bool now)
+{
+    uint64_t unreported = conn->local.recv_seq - conn->local.credits_reported;
+
+    if (0 == unreported || (!now && unreported < mca_btl_rwv_credit_batch (conn)) || !mca_btl_rwv_conn_ready (conn)) {
         return;
     }
-    if (OPAL_SUCCESS == mca_btl_rwv_ring_inject (conn, &conn->local.recv_seq, sizeof (conn->local.recv_seq), raddr, false, 0)) {
+    if (OPAL_SUCCESS == mca_btl_rwv_tail_inject (conn, MCA_BTL_RWV_TAIL_CREDITS, &conn->local.recv_seq)) {
         conn->local.credits_reported = conn->local.recv_seq;
     }
 }
 
-static mca_btl_rwv_eager_hdr_t *mca_btl_rwv_next_arrival (mca_btl_rwv_conn_t *conn)
+/* The message after recv_seq, if it has landed in RING at SLOT: its
+ * sequence word says so, and on a ring written with immediate data so
+ * does a completion not yet used (the word may land before the payload). */
+static mca_btl_rwv_eager_hdr_t *mca_btl_rwv_landed (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_slots_t *ring,
+                                                    uint32_t slot)
 {
-    size_t slot_size = (size_t) mca_btl_rwv_component.eager_slot_size;
-    mca_btl_rwv_eager_hdr_t *hdr = (mca_btl_rwv_eager_hdr_t *) (conn->local.ring + ((size_t) conn->local.next_slot + 1) *
-                                                                                     slot_size - HDR_SIZE);
+    mca_btl_rwv_eager_hdr_t *hdr = (mca_btl_rwv_eager_hdr_t *) (ring->base + ((size_t) slot + 1) * ring->slot_size) - 1;
 
-    if (conn->local.notify_imm ? conn->local.imm_seen <= conn->local.recv_seq
-                         : ((volatile mca_btl_rwv_eager_hdr_t *) hdr)->seq != conn->local.recv_seq + 1) {
+    if ((ring->notify_imm && conn->local.imm_seen == conn->local.imm_used) ||
+        ((volatile mca_btl_rwv_eager_hdr_t *) hdr)->seq != conn->local.recv_seq + 1) {
         return NULL;
     }
     opal_atomic_rmb ();
     return hdr;
 }
 
-/* Hand one arrival to the PML, unless it is a connection opener or the
- * replay of a message already consumed from the rail that failed.
- * Returns what was wrong with it, or NULL. */
-static const char *mca_btl_rwv_conn_consume (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr)
+/* The next message: in the ring the peer writes into, or, once it has
+ * taken our RING message, in the one that named, which takes over
+ * (btl_rwv_hotset.c).  Sequence numbers run on across rings, so the next
+ * one is in exactly one of them. */
+static mca_btl_rwv_eager_hdr_t *mca_btl_rwv_next_arrival (mca_btl_rwv_conn_t *conn)
 {
-    unsigned char *payload = (unsigned char *) hdr - MCA_BTL_RWV_PAD8(hdr->len);
-    const char *problem = mca_btl_rwv_arrival_problem (conn, hdr);
-    bool duplicate = false;
+    mca_btl_rwv_eager_hdr_t *hdr = mca_btl_rwv_landed (conn, &conn->local.cur, conn->local.next_slot);
 
-    if (NULL == problem && (hdr->flags & MCA_BTL_RWV_HDR_FLAG_REPLAY)) {
+    if (NULL != hdr || NULL == conn->local.next.base ||
+        NULL == (hdr = mca_btl_rwv_landed (conn, &conn->local.next, 0))) {
+        return hdr;
+    }
+    MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+    mca_btl_rwv_hotset_switched (conn);
+    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
+    return hdr;
+}
+
+/* Hand one arrival (PAYLOAD, LEN: in its slot, or read from the peer) to
+ * the PML, unless it is a connection opener or the replay of a message
+ * already consumed from the rail that failed.  Returns what was wrong
+ * with it, or NULL. */
+static const char *mca_btl_rwv_conn_consume (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr,
+                                             void *payload, size_t len)
+{
+    bool duplicate = false;
+    const char *problem = NULL;
+
+    if (hdr->flags & MCA_BTL_RWV_HDR_FLAG_REPLAY) {
         problem = mca_btl_rwv_replay_check (conn, hdr->replay_rail, hdr->replay_attempt, hdr->replay_seq, &duplicate);
     }
     if (NULL != problem || duplicate || (hdr->flags & MCA_BTL_RWV_HDR_FLAG_HELLO)) {
         return problem;
     }
+    if (MCA_BTL_RWV_TAG_RING == hdr->tag) {
+        return mca_btl_rwv_hotset_receive (conn, payload, len);
+    }
     if (mca_btl_rwv_tag_is_ours (hdr->tag)) {
-        return mca_btl_rwv_atomic_receive (conn, hdr->tag, payload, hdr->len);
+        return mca_btl_rwv_atomic_receive (conn, hdr->tag, payload, len);
     }
     if (hdr->flags & MCA_BTL_RWV_HDR_FLAG_STRIPE) {
-        return mca_btl_rwv_eager_stripe_receive (conn->endpoint, hdr->tag, payload, hdr->len);
+        return mca_btl_rwv_eager_stripe_receive (conn->endpoint, hdr->tag, payload, len);
     }
-    mca_btl_rwv_deliver (conn->endpoint, hdr->tag, payload, hdr->len);
+    mca_btl_rwv_deliver (conn->endpoint, hdr->tag, payload, len);
     return NULL;
+}
+
+/* With the lock: the peer's piggy-backed credit. */
+static void mca_btl_rwv_take_credit (mca_btl_rwv_conn_t *conn, uint64_t consumed)
+{
+    conn->may_send = true;
+    if (consumed > conn->peer.consumed && consumed <= conn->peer.send_seq) {
+        conn->peer.consumed = consumed;
+        if (!opal_list_is_empty (&conn->replay.unacked)) {
+            mca_btl_rwv_conn_release_acked (conn);
+        }
+    }
+}
+
+/* With the lock: the slot is free for the peer again. */
+static void mca_btl_rwv_slot_consumed (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_local_ring_t *local = &conn->local;
+
+    local->recv_seq++;
+    local->imm_used += local->cur.notify_imm;
+    local->next_slot = local->next_slot + 1 == local->cur.slots ? 0 : local->next_slot + 1;
+    if (local->tiered) {
+        mca_btl_rwv_hotset_arrival (conn);
+    }
+}
+
+/* Check the arrival HDR (a copy: the peer could rewrite the slot) and
+ * find its payload; NULL *PAYLOAD: it is still being read. */
+static const char *mca_btl_rwv_arrival_payload (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr,
+                                                const mca_btl_rwv_eager_hdr_t *slot_hdr, void **payload, size_t *len)
+{
+    const char *problem = mca_btl_rwv_arrival_problem (conn, hdr);
+
+    *payload = (unsigned char *) slot_hdr - MCA_BTL_RWV_PAD8(hdr->len);
+    *len = hdr->len;
+    if (NULL == problem && (hdr->flags & MCA_BTL_RWV_HDR_FLAG_FETCH)) {
+        problem = mca_btl_rwv_fetch_poll (conn, slot_hdr, payload, len);
+    }
+    return problem;
 }
 
 /* Deliver what arrived.  Only the progressing thread gets here (see
@@ -156,39 +241,50 @@ static const char *mca_btl_rwv_conn_consume (mca_btl_rwv_conn_t *conn, const mca
 int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    mca_btl_rwv_eager_hdr_t *hdr;
+    mca_btl_rwv_eager_hdr_t *slot_hdr;
+    bool fetched = false;
     int count = 0;
 
-    while (NULL != (hdr = mca_btl_rwv_next_arrival (conn))) {
+    while (NULL != (slot_hdr = mca_btl_rwv_next_arrival (conn))) {
+        mca_btl_rwv_eager_hdr_t hdr = *slot_hdr;
         const char *problem;
+        void *payload;
+        size_t len;
 
         MCA_BTL_RWV_LOCK(module);
-        conn->may_send = true;
-        if (hdr->consumed > conn->peer.consumed && hdr->consumed <= conn->peer.send_seq) {
-            conn->peer.consumed = hdr->consumed;
-            if (!opal_list_is_empty (&conn->replay.unacked)) {
-                mca_btl_rwv_conn_release_acked (conn);
-            }
-        }
+        mca_btl_rwv_take_credit (conn, hdr.consumed);
         MCA_BTL_RWV_UNLOCK(module);
-        problem = mca_btl_rwv_conn_consume (conn, hdr);
+        problem = mca_btl_rwv_arrival_payload (conn, &hdr, slot_hdr, &payload, &len);
+        if (NULL == problem && NULL == payload) {
+            break; /* being read: the ring waits here, in order */
+        }
+        if (NULL == problem) {
+            problem = mca_btl_rwv_conn_consume (conn, &hdr, payload, len);
+        }
         MCA_BTL_RWV_LOCK(module);
+        if (conn->local.fetching) {
+            mca_btl_rwv_fetch_done (conn);
+            fetched = true;
+        }
         if (NULL != problem) {
             mca_btl_rwv_conn_malformed (conn, problem);
             MCA_BTL_RWV_UNLOCK(module);
             return count;
         }
-        conn->local.recv_seq++;
-        conn->local.next_slot = conn->local.next_slot + 1 == (uint32_t) mca_btl_rwv_component.eager_slots ? 0
-                                                                                                   : conn->local.next_slot + 1;
+        mca_btl_rwv_slot_consumed (conn);
         MCA_BTL_RWV_UNLOCK(module);
         ++count;
     }
-    /* credits may also have come as a write into our credit word */
-    if (count || !opal_list_is_empty (&conn->pending)) {
+    /* credits may also have come as a write into our credit word: what
+     * waits for a credit, and messages the peer reads, are released by it */
+    if (count || !opal_list_is_empty (&conn->pending) || conn->peer.owe_hello ||
+        !opal_list_is_empty (&conn->replay.unacked)) {
         MCA_BTL_RWV_LOCK(module);
         if (count) {
-            mca_btl_rwv_return_credits (conn);
+            mca_btl_rwv_return_credits (conn, fetched);
+        }
+        if (!opal_list_is_empty (&conn->replay.unacked)) {
+            (void) mca_btl_rwv_conn_read_credit_word (conn);
         }
         mca_btl_rwv_conn_flush_pending (conn);
         MCA_BTL_RWV_UNLOCK(module);

@@ -24,6 +24,8 @@
 #include "btl_rwv_send.h"
 #include "btl_rwv_eager_stripe.h"
 #include "btl_rwv_failover.h"
+#include "btl_rwv_fetch.h"
+#include "btl_rwv_progress.h"
 #include "btl_rwv_recv.h"
 
 #define HDR_SIZE sizeof (mca_btl_rwv_eager_hdr_t)
@@ -34,7 +36,7 @@ size_t mca_btl_rwv_ring_bytes (void)
                                            (uint64_t) mca_btl_rwv_component.eager_slot_size);
 }
 
-static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
+bool mca_btl_rwv_conn_read_credit_word (mca_btl_rwv_conn_t *conn)
 {
     uint64_t reported = conn->local.tail[MCA_BTL_RWV_TAIL_CREDITS];
 
@@ -46,7 +48,12 @@ static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
         conn->peer.consumed = reported;
         mca_btl_rwv_conn_release_acked (conn);
     }
-    return conn->peer.send_seq - conn->peer.consumed < conn->peer.slots;
+    return true;
+}
+
+static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
+{
+    return mca_btl_rwv_conn_read_credit_word (conn) && conn->peer.send_seq - conn->peer.consumed < conn->peer.slots;
 }
 
 /* Where a message of `total' bytes must land to end at its slot's end. */
@@ -99,14 +106,27 @@ static size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char *buf, s
     return MCA_BTL_RWV_PAD8(len) + HDR_SIZE;
 }
 
-int mca_btl_rwv_ring_inject (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr, bool with_imm,
-                             uint32_t imm)
+static int mca_btl_rwv_ring_inject (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr, bool with_imm,
+                                    uint32_t imm)
 {
     if (NULL != conn->peer.ring) {
         mca_btl_rwv_shm_store (conn, buf, len, raddr);
         return OPAL_SUCCESS;
     }
     return conn->rail->ops->inject_write (conn, buf, len, raddr, conn->peer.ring_rkey, with_imm, imm);
+}
+
+/* A word of the peer's tail, which stays in its connection's own ring
+ * whichever ring our messages go to, under that ring's key. */
+int mca_btl_rwv_tail_inject (mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word, const uint64_t *value)
+{
+    uint64_t raddr = conn->peer.tail_raddr + word * sizeof (uint64_t);
+
+    if (NULL != conn->peer.ring) {
+        mca_btl_rwv_shm_store (conn, value, sizeof (*value), raddr);
+        return OPAL_SUCCESS;
+    }
+    return conn->rail->ops->inject_write (conn, value, sizeof (*value), raddr, conn->peer.tail_rkey, false, 0);
 }
 
 /* A write into the peer's ring that completes through OP: over the rail,
@@ -144,11 +164,51 @@ int mca_btl_rwv_complete_stored (void)
     }
 }
 
+/* Keep FRAG until the peer has consumed it; progress reads the credits
+ * that release it. */
+static void mca_btl_rwv_conn_retain (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
+{
+    frag->retained = true;
+    opal_list_append (&conn->replay.unacked, &frag->base.super.super);
+    (void) mca_btl_rwv_poll_want (conn);
+}
+
 static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
 {
     conn->peer.send_seq++;
     conn->peer.next_slot = conn->peer.next_slot + 1 == conn->peer.slots ? 0 : conn->peer.next_slot + 1;
+    conn->peer.owe_hello = false;
     conn->local.credits_reported = conn->local.recv_seq;
+}
+
+/* Where the peer reads FRAG from: a FETCH message in the slot instead
+ * (btl_rwv_fetch.c).  The frag waits on the replay list until the peer
+ * has consumed the slot; only then is the PML told. */
+static int mca_btl_rwv_write_fetch (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
+{
+    mca_btl_rwv_rail_t *rail = conn->rail;
+    unsigned char buf[MCA_BTL_RWV_PAD8(sizeof (mca_btl_rwv_fetch_hdr_t)) + HDR_SIZE];
+    mca_btl_rwv_fetch_hdr_t fetch = {
+        .raddr = mca_btl_rwv_rail_raddr (rail, (uint64_t) (uintptr_t) frag->reg->base.base, (uint64_t) (uintptr_t) frag->buf),
+        .rkey = frag->reg->handle.rkey[rail->index], .len = (uint32_t) frag->segment.seg_len,
+    };
+    size_t total;
+    int rc;
+
+    memcpy (buf, &fetch, sizeof (fetch));
+    total = mca_btl_rwv_build (conn, buf, sizeof (fetch), frag->tag, frag->hdr_flags | MCA_BTL_RWV_HDR_FLAG_FETCH, frag);
+    rc = mca_btl_rwv_ring_inject (conn, buf, total, mca_btl_rwv_slot_raddr (conn, total), conn->peer.notify_imm,
+                                  mca_btl_rwv_imm (conn));
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    frag->conn = conn;
+    frag->seq = conn->peer.send_seq + 1;
+    frag->puts_before = conn->small_puts;
+    frag->fetched = true;
+    mca_btl_rwv_conn_retain (conn, frag);
+    mca_btl_rwv_sent (conn);
+    return OPAL_SUCCESS;
 }
 
 /* To a peer with other rails, the frag stays until the peer has consumed
@@ -156,9 +216,14 @@ static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
 static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
     mca_btl_rwv_rail_t *rail = conn->rail;
-    size_t total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, frag->hdr_flags, frag);
+    size_t total;
     int rc;
 
+    frag->fetched = false; /* a replay may have been read from its first rail */
+    if (!mca_btl_rwv_fits_slot (conn, frag->segment.seg_len)) {
+        return mca_btl_rwv_write_fetch (conn, frag);
+    }
+    total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, frag->hdr_flags, frag);
     frag->conn = conn;
     frag->seq = conn->peer.send_seq + 1;
     frag->puts_before = conn->small_puts;
@@ -171,8 +236,7 @@ static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t 
     }
     mca_btl_rwv_sent (conn);
     if (conn->endpoint->num_rails > 1) {
-        frag->retained = true;
-        opal_list_append (&conn->replay.unacked, &frag->base.super.super);
+        mca_btl_rwv_conn_retain (conn, frag);
     }
     return OPAL_SUCCESS;
 }
@@ -203,6 +267,9 @@ static bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn)
     return opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_writable (conn);
 }
 
+/* What waits for credits or the connection; then, if the peer moved us
+ * to another ring and nothing has been written there yet, a hello, so
+ * that it can free the old one. */
 void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn)
 {
     while (!opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_writable (conn)) {
@@ -213,6 +280,9 @@ void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn)
             return; /* the transport is full: retry from progress */
         }
     }
+    if (conn->peer.owe_hello && opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_writable (conn)) {
+        (void) mca_btl_rwv_conn_send_hello (conn);
+    }
 }
 
 /* Write now, or wait on the connection behind what already waits. */
@@ -220,6 +290,7 @@ void mca_btl_rwv_conn_send_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *f
 {
     if (!mca_btl_rwv_can_write_now (conn) || OPAL_SUCCESS != mca_btl_rwv_write_frag (conn, frag)) {
         opal_list_append (&conn->pending, &frag->base.super.super);
+        (void) mca_btl_rwv_poll_want (conn); /* credits come as a write into our tail: progress must look */
     }
 }
 
@@ -239,12 +310,20 @@ static bool mca_btl_rwv_should_stripe (const mca_btl_rwv_endpoint_t *endpoint, s
     return endpoint->num_rails > 1 && len >= (size_t) mca_btl_rwv_component.stripe_eager_threshold;
 }
 
+/* What waits, and what the peer was to read but never consumed. */
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status)
 {
-    mca_btl_rwv_frag_t *frag;
+    mca_btl_rwv_frag_t *frag, *next;
 
     while (NULL != (frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending))) {
         mca_btl_rwv_frag_complete (frag, status);
+    }
+    OPAL_LIST_FOREACH_SAFE(frag, next, &conn->replay.unacked, mca_btl_rwv_frag_t) {
+        if (frag->fetched) {
+            opal_list_remove_item (&conn->replay.unacked, &frag->base.super.super);
+            frag->fetched = frag->retained = false;
+            mca_btl_rwv_frag_complete (frag, status);
+        }
     }
 }
 
@@ -359,8 +438,7 @@ static int mca_btl_rwv_inject_kept (mca_btl_rwv_conn_t *conn, opal_convertor_t *
     frag->seq = conn->peer.send_seq;
     frag->puts_before = conn->small_puts;
     frag->pml_done = true;
-    frag->retained = true;
-    opal_list_append (&conn->replay.unacked, &frag->base.super.super);
+    mca_btl_rwv_conn_retain (conn, frag);
     return OPAL_SUCCESS;
 }
 

@@ -13,11 +13,13 @@ void mca_btl_rwv_conn_send_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *f
 void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn);
 int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
+/* With the lock: take the credit the peer wrote into our tail, releasing
+ * what it has consumed; false if the word is a lie (the connection closes). */
+bool mca_btl_rwv_conn_read_credit_word (mca_btl_rwv_conn_t *conn);
 size_t mca_btl_rwv_ring_bytes (void);
-/* a small write into the peer's ring (a store for a same-node peer) */
-int mca_btl_rwv_ring_inject (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr, bool with_imm,
-                             uint32_t imm);
 int mca_btl_rwv_complete_stored (void);
+/* an 8-byte word of the peer's ring tail (credits, goodbye) */
+int mca_btl_rwv_tail_inject (mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word, const uint64_t *value);
 
 END_C_DECLS
 

@@ -150,7 +150,8 @@ unsigned char *mca_btl_rwv_ring_alloc (const mca_btl_rwv_endpoint_t *endpoint, s
             }
         }
     }
-    return 0 == posix_memalign ((void **) &ring, opal_getpagesize (), bytes) ? ring : NULL;
+    /* a cold ring is 2 KiB: page-aligned, every one would cost a page */
+    return 0 == posix_memalign ((void **) &ring, 64, bytes) ? ring : NULL;
 }
 
 uint16_t mca_btl_rwv_ring_shm_slot (const unsigned char *ring)

@@ -9,6 +9,13 @@
  *
  *   slot 0 | slot 1 | ... | slot N-1 | tail (64 bytes)
  *
+ * Every connection has one such ring of its own, small (a cold peer's,
+ * btl_rwv_cold_slots of btl_rwv_cold_slot_size) unless the peer is on this
+ * node.  A peer the receiver promotes to its hot set writes into a large
+ * ring from the rail's hot set instead (slots only, no tail: the tail
+ * stays in the connection's own ring), until it is demoted again
+ * (btl_rwv_hotset.c).  The receiver says which ring in a RING message.
+ *
  * An eager message occupies the END of a slot, so the receiver always
  * knows where to look: [payload, padded to 8][mca_btl_rwv_eager_hdr_t], the
  * header's last word being the sequence number the receiver polls.  The
@@ -54,10 +61,12 @@ static inline uint64_t mca_btl_rwv_ring_tail (uint64_t slots, uint64_t slot_size
 /* rwv's own messages, below the PML's tags (MCA_BTL_TAG_BTL's range) */
 #define MCA_BTL_RWV_TAG_ATOMIC (MCA_BTL_TAG_BTL + 0x10)        /* an atomic to perform here */
 #define MCA_BTL_RWV_TAG_ATOMIC_REPLY (MCA_BTL_TAG_BTL + 0x11)  /* its old value, back at the origin */
+#define MCA_BTL_RWV_TAG_RING (MCA_BTL_TAG_BTL + 0x12)          /* write your messages to me into this ring */
 
 #define MCA_BTL_RWV_HDR_FLAG_HELLO 0x01   /* connection opener: no payload, no upcall */
 #define MCA_BTL_RWV_HDR_FLAG_REPLAY 0x02  /* first written on a rail that failed */
 #define MCA_BTL_RWV_HDR_FLAG_STRIPE 0x04  /* one piece of a split eager message */
+#define MCA_BTL_RWV_HDR_FLAG_FETCH 0x08   /* too big for the slot: the payload says where to read it */
 
 typedef struct mca_btl_rwv_eager_hdr_t {
     uint32_t len;             /* payload bytes */
@@ -79,6 +88,28 @@ typedef struct mca_btl_rwv_stripe_hdr_t {
     uint32_t total;           /* bytes of the whole message */
     uint32_t reserved;
 } mca_btl_rwv_stripe_hdr_t;
+
+/* The payload of a FETCH message: the message itself stays in the
+ * sender's registered buffer until the receiver has read it and consumed
+ * the slot (btl_rwv_fetch.c). */
+typedef struct mca_btl_rwv_fetch_hdr_t {
+    uint64_t raddr;           /* as the receiver addresses it on this rail */
+    uint64_t rkey;
+    uint32_t len;
+    uint32_t reserved;
+} mca_btl_rwv_fetch_hdr_t;
+
+/* The payload of a RING message (btl_rwv_hotset.c): from the sender's
+ * next message on, write into these slots, starting with the first. */
+typedef struct mca_btl_rwv_ring_msg_t {
+    uint64_t raddr;
+    uint64_t rkey;
+    uint32_t slots;
+    uint32_t slot_size;
+    uint32_t generation;      /* 1, 2, 3...: the connection's ring changes so far */
+    uint8_t notify_imm;       /* write into it with immediate data */
+    uint8_t reserved[3];
+} mca_btl_rwv_ring_msg_t;
 
 /* ------------------------------------------------------------ connection data */
 
@@ -103,7 +134,7 @@ typedef struct mca_btl_rwv_cm_data_t {
 } mca_btl_rwv_cm_data_t;
 
 #define MCA_BTL_RWV_CM_MAGIC 0x5257u /* "RW" */
-#define MCA_BTL_RWV_CM_VERSION 4
+#define MCA_BTL_RWV_CM_VERSION 5
 _Static_assert (sizeof (mca_btl_rwv_cm_data_t) <= 56, "RDMA-CM carries 56 bytes in a connection request");
 
 /* ------------------------------------------------------------ atomics */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * Messages too big for the peer's slot: the receiver reads them
+ * (btl_rwv_fetch.c).
+ */
+#ifndef MCA_BTL_RWV_FETCH_H
+#define MCA_BTL_RWV_FETCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "btl_rwv_wire.h"
+
+struct mca_btl_rwv_conn_t;
+struct mca_btl_rwv_frag_t;
+
+/* Does a message of LEN bytes fit in a slot of the peer's current ring? */
+bool mca_btl_rwv_fits_slot (const struct mca_btl_rwv_conn_t *conn, size_t len);
+
+/* Sender: write the FETCH message for FRAG, which stays ours, unchanged,
+ * until the peer has consumed it. */
+int mca_btl_rwv_fetch_offer (struct mca_btl_rwv_conn_t *conn, struct mca_btl_rwv_frag_t *frag);
+
+/* Receiver, at a FETCH message HDR (already checked): once the message
+ * has been read, *PAYLOAD and *LEN say where it is; until then *PAYLOAD is
+ * NULL.  Returns what was wrong, or NULL. */
+const char *mca_btl_rwv_fetch_poll (struct mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr,
+                                    void **payload, size_t *len);
+/* The message read has been consumed: the buffer is free again. */
+void mca_btl_rwv_fetch_done (struct mca_btl_rwv_conn_t *conn);
+/* The connection goes: a read it may still have out is left to finish alone. */
+void mca_btl_rwv_fetch_abandon (struct mca_btl_rwv_conn_t *conn);
+void mca_btl_rwv_fetch_fini (void);
+
+#endif /* MCA_BTL_RWV_FETCH_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * The hot set (btl_rwv_hotset.c): large receive rings for the few peers
+ * that send to us most, small ones for everyone else.
+ */
+#ifndef MCA_BTL_RWV_HOTSET_H
+#define MCA_BTL_RWV_HOTSET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct mca_btl_rwv_conn_t;
+
+/* One ring of a rail's hot set, registered on that rail. */
+typedef struct mca_btl_rwv_hot_ring_t {
+    unsigned char *base;
+    void *mr;
+    uint64_t rkey;
+    struct mca_btl_rwv_conn_t *owner;   /* the connection it was given to, NULL: free */
+} mca_btl_rwv_hot_ring_t;
+
+/* What a tool sees (btl_rwv_pvars.c). */
+typedef struct mca_btl_rwv_hotset_stats_t {
+    unsigned hot_peers;       /* hot rings given to a connection, every rail */
+    uint64_t promotions;
+    uint64_t demotions;
+    uint64_t ring_bytes;      /* hot rings allocated, every rail */
+} mca_btl_rwv_hotset_stats_t;
+
+void mca_btl_rwv_hotset_register (void);
+bool mca_btl_rwv_hotset_params_valid (void);
+void mca_btl_rwv_hotset_fini (void);
+/* Bytes of a connection's own ring, and whether it takes part (a ring
+ * shared on this node, or btl_rwv_hot_peers -1, is large for good). */
+bool mca_btl_rwv_hotset_tiered (bool shared);
+void mca_btl_rwv_hotset_own_geometry (bool tiered, uint32_t *slots, uint32_t *slot_size);
+
+/* A message was consumed from this connection's rings: count it, and
+ * perhaps promote it or demote the hot set's idlest to make room. */
+void mca_btl_rwv_hotset_arrival (struct mca_btl_rwv_conn_t *conn);
+/* The peer wrote into the ring our RING message named: the old one is done. */
+void mca_btl_rwv_hotset_switched (struct mca_btl_rwv_conn_t *conn);
+/* The peer's RING message: our writes go there from now on.  Returns what
+ * was wrong with it, or NULL. */
+const char *mca_btl_rwv_hotset_receive (struct mca_btl_rwv_conn_t *conn, const void *payload, size_t len);
+/* The connection starts afresh or goes: its hot rings back to the set. */
+void mca_btl_rwv_hotset_release (struct mca_btl_rwv_conn_t *conn);
+void mca_btl_rwv_hotset_stats (mca_btl_rwv_hotset_stats_t *stats);
+/* At finalize, one line (btl_base_verbose 40): what the hot set did. */
+void mca_btl_rwv_hotset_report (void);
+
+#endif /* MCA_BTL_RWV_HOTSET_H */
