@@ -5,7 +5,7 @@
  * FI_EP_MSG, tcp provider), with connection data it cannot have signed, or
  * speaks plain TCP to the port.  Not an MPI program.
  *
- *   rwv_outsider name IP PORT JOBID VPID   well-formed connection data (btl/rwv version 4)
+ *   rwv_outsider name IP PORT JOBID VPID   well-formed connection data (btl/rwv version 5)
  *                                          claiming that process name, with a zero MAC
  *   rwv_outsider replay IP PORT HEX        exactly these bytes as connection data (a
  *                                          request captured from the job's trace)
@@ -45,10 +45,10 @@
 
 #define CM_BYTES 56
 #define CM_MAGIC 0x5257u /* "RW" */
-#define CM_VERSION 4
+#define CM_VERSION 5
 #define TIMEOUT_MS 10000
 
-/* btl/rwv's mca_btl_rwv_cm_data_t, version 4 (btl_rwv_endpoint.h) */
+/* btl/rwv's mca_btl_rwv_cm_data_t, version 5 (btl_rwv_wire.h) */
 struct cm_data {
     uint16_t magic;
     uint8_t version;

@@ -48,6 +48,10 @@ check_param "an unknown backend" --mca btl_rwv_backend rdma -- "use auto, ofi or
 check_param "an unknown single-copy mechanism" --mca btl_rwv_single_copy xpmem -- "use cma or none"
 check_param "an unknown put completion" --mca btl_rwv_put_completion remote -- "use ordered or delivered"
 check_param "a negative rail-down timeout" --mca btl_rwv_rail_down_timeout -1 -- "use 0 or a positive number of seconds"
+check_param "a hot set below -1" --mca btl_rwv_hot_peers -2 -- "use -1 (no limit) or 0 to 65535 peers per rail"
+check_param "promotion after no message" --mca btl_rwv_promote_after 0 -- "btl_rwv_promote_after = 0"
+check_param "a cold ring of one slot" --mca btl_rwv_cold_slots 1 -- "btl_rwv_cold_slots = 1"
+check_param "cold slots too small for a header" --mca btl_rwv_cold_slot_size 100 -- "btl_rwv_cold_slot_size = 100"
 if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
     check_param "the verbs backend on a machine without RDMA devices" --mca btl_rwv_backend verbs -- \
         "no RDMA device was found"
@@ -61,7 +65,7 @@ ring_message=""
 for limit in 300000 250000 200000 170000 150000; do   # Open MPI 5.0 starts smaller: the last two
     # the runtime may lose the message on its way (test/lib.sh): rerun then
     run_keeping_help "$err" timeout 60 mpirun -np 2 --mca btl self,rwv --mca btl_rwv_single_copy none \
-        --mca btl_rwv_eager_slots 900 bash -c 'ulimit -v "$0" && exec "$1" -m 1024' "$limit" "$bin" > /dev/null
+        --mca btl_rwv_hot_peers -1 --mca btl_rwv_eager_slots 900 bash -c 'ulimit -v "$0" && exec "$1" -m 1024' "$limit" "$bin" > /dev/null
     if grep -q 'could not make the receive ring' "$err"; then
         ring_message=$limit
         break

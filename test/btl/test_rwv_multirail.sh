@@ -94,6 +94,10 @@ failover_run () { # label rails dev... -- extra mpirun args
 failover_run "r2 of 2 rails down in the middle of a stream of 16 MiB messages" 2 r2 --
 failover_run "r2 and r3 of 3 rails down at once, eager messages on the first live rail" 3 r2 r3 -- \
     --mca btl_rwv_eager_rail first
+# a cold peer (no hot set): its larger messages are read by the receiver
+# (FETCH), and those outstanding on the rail that goes are replayed on the other
+failover_run "r2 of 2 rails down under a cold peer's stream (btl_rwv_hot_peers 0)" 2 r2 -- \
+    --mca btl_rwv_hot_peers 0
 
 # coll/rdmabar's flags are small puts, injected with a copy kept until
 # confirmed, on the first ready rail: r2 (listed first) goes down during a

@@ -227,7 +227,7 @@ bool mca_btl_rwv_invalid (const char *param, const char *value, const char *why)
     return false;
 }
 
-static bool rwv_param_is_default (const char *name)
+bool mca_btl_rwv_param_is_default (const char *name)
 {
     mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
     int index = mca_base_var_find ("opal", "btl", "rwv", name);
@@ -246,13 +246,13 @@ static void rwv_derive_eager_limits (void)
 {
     mca_btl_base_module_t *template = &mca_btl_rwv_module_template.super;
 
-    if (rwv_param_is_default ("eager_limit")) {
+    if (mca_btl_rwv_param_is_default ("eager_limit")) {
         template->btl_eager_limit = mca_btl_rwv_max_payload ();
     }
-    if (rwv_param_is_default ("rndv_eager_limit")) {
+    if (mca_btl_rwv_param_is_default ("rndv_eager_limit")) {
         template->btl_rndv_eager_limit = template->btl_eager_limit;
     }
-    if (rwv_param_is_default ("max_send_size")) {
+    if (mca_btl_rwv_param_is_default ("max_send_size")) {
         template->btl_max_send_size = template->btl_eager_limit;
     }
 }

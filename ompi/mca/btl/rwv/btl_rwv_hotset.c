@@ -90,6 +90,13 @@ bool mca_btl_rwv_hotset_params_valid (void)
     if (c->promote_after < 1) {
         return mca_btl_rwv_invalid ("btl_rwv_promote_after", value, "use at least 1 message");
     }
+    /* a small ring left at its defaults is never larger than a large one */
+    if (mca_btl_rwv_param_is_default ("cold_slots") && c->cold_slots > c->eager_slots) {
+        c->cold_slots = c->eager_slots;
+    }
+    if (mca_btl_rwv_param_is_default ("cold_slot_size") && c->cold_slot_size > c->eager_slot_size) {
+        c->cold_slot_size = c->eager_slot_size;
+    }
     snprintf (value, sizeof (value), "%d", c->cold_slots);
     if (c->cold_slots < 2 || c->cold_slots > 64 || c->cold_slots > c->eager_slots) {
         return mca_btl_rwv_invalid ("btl_rwv_cold_slots", value, "use 2 to 64 slots, at most btl_rwv_eager_slots");
@@ -316,6 +323,8 @@ const char *mca_btl_rwv_hotset_receive (mca_btl_rwv_conn_t *conn, const void *pa
 
 void mca_btl_rwv_hotset_stats (mca_btl_rwv_hotset_stats_t *stats)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
     memset (stats, 0, sizeof (*stats));
     for (int r = 0 ; r < MCA_BTL_RWV_MAX_RAILS ; ++r) {
         for (int i = 0 ; i < rwv_hot.allocated[r] ; ++i) {
@@ -325,29 +334,26 @@ void mca_btl_rwv_hotset_stats (mca_btl_rwv_hotset_stats_t *stats)
     }
     stats->promotions = rwv_hot.promotions;
     stats->demotions = rwv_hot.demotions;
+    for (int i = 0 ; NULL != module && i < opal_pointer_array_get_size (&module->conns) ; ++i) {
+        mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
+
+        if (NULL != conn) {
+            stats->own_ring_bytes += conn->local.ring_bytes;
+            stats->connections++;
+        }
+    }
 }
 
 void mca_btl_rwv_hotset_report (void)
 {
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_hotset_stats_t stats;
-    uint64_t own = 0;
-    int conns = 0;
 
-    for (int i = 0 ; i < opal_pointer_array_get_size (&module->conns) ; ++i) {
-        mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
-
-        if (NULL != conn) {
-            own += conn->local.ring_bytes;
-            conns++;
-        }
-    }
     mca_btl_rwv_hotset_stats (&stats);
     opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
-                         "btl/rwv: eager rings: %d connections, %.2f MiB of their own rings, %.2f MiB of hot rings "
-                         "(%u in use, at most %d per rail), %" PRIu64 " promotions, %" PRIu64 " demotions", conns,
-                         own / 1048576.0, stats.ring_bytes / 1048576.0, stats.hot_peers,
-                         mca_btl_rwv_component.hot_peers, stats.promotions, stats.demotions);
+                         "btl/rwv: eager rings: %u connections, %.2f MiB of their own rings, %.2f MiB of hot rings "
+                         "(%u in use, at most %d per rail), %" PRIu64 " promotions, %" PRIu64 " demotions",
+                         stats.connections, stats.own_ring_bytes / 1048576.0, stats.ring_bytes / 1048576.0,
+                         stats.hot_peers, mca_btl_rwv_component.hot_peers, stats.promotions, stats.demotions);
 }
 
 void mca_btl_rwv_hotset_fini (void)

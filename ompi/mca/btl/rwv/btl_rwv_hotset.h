@@ -25,6 +25,8 @@ typedef struct mca_btl_rwv_hotset_stats_t {
     uint64_t promotions;
     uint64_t demotions;
     uint64_t ring_bytes;      /* hot rings allocated, every rail */
+    uint64_t own_ring_bytes;  /* every connection's own ring */
+    unsigned connections;
 } mca_btl_rwv_hotset_stats_t;
 
 void mca_btl_rwv_hotset_register (void);

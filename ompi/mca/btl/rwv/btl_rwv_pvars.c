@@ -19,21 +19,10 @@
 
 static int rwv_pvar_ring_bytes (const struct mca_base_pvar_t *pvar, void *value, void *obj)
 {
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    unsigned long bytes = 0;
+    mca_btl_rwv_hotset_stats_t stats;
 
-    for (int i = 0 ; NULL != module && i < opal_pointer_array_get_size (&module->conns) ; ++i) {
-        mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
-
-        bytes += NULL != conn ? (unsigned long) conn->local.ring_bytes : 0;
-    }
-    if (NULL != module) {
-        mca_btl_rwv_hotset_stats_t stats;
-
-        mca_btl_rwv_hotset_stats (&stats);
-        bytes += (unsigned long) stats.ring_bytes;
-    }
-    *(unsigned long *) value = bytes;
+    mca_btl_rwv_hotset_stats (&stats);
+    *(unsigned long *) value = (unsigned long) (stats.own_ring_bytes + stats.ring_bytes);
     return OPAL_SUCCESS;
 }
 
