@@ -3,11 +3,13 @@
  * What a rank costs once it is connected to everyone, and what its
  * busiest peer still gets.  Every rank exchanges SIZE bytes with every
  * other one (in round k rank r sends to r+k and receives from r-k, every
- * byte checked), for 1 KiB, 48 KiB and 1 MiB; then ranks 0 and N-1 play
- * ping-pong with 1 byte while the others wait in a barrier, sleeping
- * between looks (on a real cluster they would have cores of their own).
+ * byte checked): 1 byte first, which makes the connections, then 1 KiB,
+ * 48 KiB and 1 MiB; then ranks 0 and N-1 play ping-pong with 1 byte while
+ * the others wait in a barrier, looking every 20 ms (on a real cluster
+ * they would have cores of their own; here 32 ranks share 2).
  * Rank 0 prints "key value..." lines:
  *   exchange_us SIZE US     slowest rank's time for one all-pairs exchange
+ *                           (SIZE 1: the one that made the connections)
  *   bad_bytes N             bytes that arrived wrong, every rank (must be 0)
  *   rss_kib MAX MEAN        peak resident memory (VmHWM) over the ranks
  *   ring_bytes MAX MEAN     btl_rwv_eager_ring_bytes (0 without rwv)
@@ -131,7 +133,7 @@ static double hot_pair_latency (int round_trips)
     while (!flag) {
         MPI_Test (&barrier, &flag, MPI_STATUS_IGNORE);
         if (!flag && 0 != rank && nprocs - 1 != rank) {
-            usleep (1000);
+            usleep (20000);
         }
     }
     return bench_median (times, 5);
@@ -150,7 +152,7 @@ static void report_max_mean (const char *key, double value)
 
 int main (int argc, char **argv)
 {
-    const size_t sizes[] = {1024, 49152, 1048576};
+    const size_t sizes[] = {1, 1024, 49152, 1048576};
     int provided, opt, round_trips = 2000;
     long bad = 0, total_bad;
     unsigned char *out, *in;
@@ -165,9 +167,9 @@ int main (int argc, char **argv)
             round_trips = atoi (optarg);
         }
     }
-    out = malloc (sizes[2]);
-    in = malloc (sizes[2]);
-    for (int s = 0 ; s < 3 ; ++s) {
+    out = malloc (sizes[3]);
+    in = malloc (sizes[3]);
+    for (int s = 0 ; s < 4 ; ++s) {
         double us = exchange_all (sizes[s], out, in, &bad), slowest;
 
         MPI_Reduce (&us, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -176,7 +178,7 @@ int main (int argc, char **argv)
         }
     }
     latency = hot_pair_latency (round_trips);
-    MPI_Reduce (&bad, &total_bad, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Allreduce (&bad, &total_bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     report_max_mean ("rss_kib", (double) peak_rss_kib ());
     report_max_mean ("ring_bytes", (double) rwv_pvar ("btl_rwv_eager_ring_bytes", 1));
     report_max_mean ("hot_peers", (double) rwv_pvar ("btl_rwv_hot_peers", 0));

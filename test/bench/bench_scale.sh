@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # A rank connected to everyone: 4 emulated nodes x 8 ranks (32 ranks,
-# mpi_yield_when_idle), an exchange between every pair of ranks (1 KiB,
-# 48 KiB, 1 MiB, every byte checked; bench_scale.c), then a 1-byte
+# mpi_yield_when_idle), an exchange between every pair of ranks (1 byte,
+# which makes the connections, then 1 KiB, 48 KiB, 1 MiB, every byte
+# checked; bench_scale.c), then a 1-byte
 # ping-pong between two ranks on different nodes while the others sleep.
 # Per rank: peak RSS and eager ring bytes, for btl/tcp, btl/rwv (hot set,
 # the default) and btl/rwv with btl_rwv_hot_peers -1 (a large ring for
@@ -45,7 +46,7 @@ cluster_down
 mib () { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }
 echo "## $np ranks ($nodes nodes x $per_node), everyone connected to everyone (vader on the node)"
 echo
-echo "| btl | bytes wrong | peak RSS per rank, max / mean (MiB) | eager rings per rank, max (MiB) | hot peers | all pairs 1 KiB / 48 KiB / 1 MiB (ms) | hot pair 1 B latency, $np ranks (us) | same, 2 ranks (us) | ratio |"
+echo "| btl | bytes wrong | peak RSS per rank, max / mean (MiB) | eager rings per rank, max (MiB) | hot peers | all pairs: connect (1 B) / 1 KiB / 48 KiB / 1 MiB (ms) | hot pair 1 B latency, $np ranks (us) | same, 2 ranks (us) | ratio |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for c in "${order[@]}"; do
     b=${big[$c]}

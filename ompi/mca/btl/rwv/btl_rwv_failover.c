@@ -66,13 +66,6 @@ void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn)
         /* consumed, so what went before it on this stream has landed */
         mca_btl_rwv_conn_confirm_puts (conn, frag->puts_before + 1);
         opal_list_remove_first (&conn->replay.unacked);
-        if (frag->fetched) {
-            /* read by the peer: now the send is done, told to the PML at
-             * the next progress call (never under this lock) */
-            frag->fetched = false;
-            frag->in_flight = true;
-            opal_list_append (&mca_btl_rwv_component.module->stored, &frag->op.super.super);
-        }
         mca_btl_rwv_frag_drop (frag, &frag->retained);
     }
 }

@@ -4,8 +4,9 @@
  * has small slots (btl_rwv_hotset.c), so its larger eager messages travel
  * as a FETCH message naming the sender's registered buffer, and the
  * receiver reads them from there (one RDMA read, no copy through slots).
- * The sender keeps the buffer, and the PML waits for it, until the
- * receiver has consumed the slot (btl_rwv_send.c, btl_rwv_failover.c).
+ * The sender's buffer holds a copy of the PML's data: the PML is told at
+ * once, and the buffer is kept until the receiver has consumed the slot
+ * (btl_rwv_send.c), which it credits at once.
  *
  * The receiver reads one message at a time per rail, into a buffer of the
  * largest eager message: a peer that sends many becomes hot and stops

@@ -12,14 +12,9 @@
 #include "btl_rwv_wire.h"
 
 struct mca_btl_rwv_conn_t;
-struct mca_btl_rwv_frag_t;
 
 /* Does a message of LEN bytes fit in a slot of the peer's current ring? */
 bool mca_btl_rwv_fits_slot (const struct mca_btl_rwv_conn_t *conn, size_t len);
-
-/* Sender: write the FETCH message for FRAG, which stays ours, unchanged,
- * until the peer has consumed it. */
-int mca_btl_rwv_fetch_offer (struct mca_btl_rwv_conn_t *conn, struct mca_btl_rwv_frag_t *frag);
 
 /* Receiver, at a FETCH message HDR (already checked): once the message
  * has been read, *PAYLOAD and *LEN say where it is; until then *PAYLOAD is

@@ -55,7 +55,7 @@ mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endp
     frag->endpoint = endpoint;
     frag->hdr_flags = 0;
     frag->conn = NULL;
-    frag->in_flight = frag->retained = frag->fetched = frag->pml_done = frag->pml_freed = false;
+    frag->in_flight = frag->retained = frag->pml_done = frag->pml_freed = false;
     frag->parent = NULL;
     frag->base.des_flags = flags;
     frag->base.des_cbfunc = NULL;

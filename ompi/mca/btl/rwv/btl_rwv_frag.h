@@ -40,7 +40,6 @@ typedef struct mca_btl_rwv_frag_t {
     uint64_t puts_before;                 /* small puts on conn written before it */
     bool in_flight;                       /* the transport still holds it */
     bool retained;                        /* on conn->unacked */
-    bool fetched;                         /* the peer reads it (btl_rwv_fetch.c): sent once it consumed it */
     bool pml_done;                        /* the PML was told the outcome */
     bool pml_freed;                       /* the PML gave it back */
     /* a piece of a split message: the whole one, and its pieces still out */

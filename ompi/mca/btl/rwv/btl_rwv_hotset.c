@@ -3,7 +3,7 @@
  * The hot set: eager memory bounded as peers grow.
  *
  * Every connection over a rail starts with a small ring of its own
- * (btl_rwv_cold_slots x btl_rwv_cold_slot_size plus the tail, about 2 KiB),
+ * (btl_rwv_cold_slots x btl_rwv_cold_slot_size plus the tail, 3,328 bytes),
  * which the peer writes with immediate data, so an idle cold peer costs
  * the progress loop nothing: the completion says when to look.  A message
  * larger than a small slot goes as a FETCH: the receiver reads it from the
@@ -70,11 +70,12 @@ void mca_btl_rwv_hotset_register (void)
         "peer silent longest gives up)", 16, &c->promote_after);
     mca_btl_rwv_register_int ("cold_slots",
         "Slots in a cold peer's receive ring (2 to 64): how many of its small messages may be in "
-        "flight before it waits for credits", 4, &c->cold_slots);
+        "flight before it waits for credits", 3, &c->cold_slots);
     mca_btl_rwv_register_int ("cold_slot_size",
         "Bytes per slot of a cold peer's receive ring, a multiple of 8 from 128 to "
         "btl_rwv_eager_slot_size: messages up to this size - 32 bytes are written into it, larger "
-        "ones read by the receiver from the sender's buffer", 512, &c->cold_slot_size);
+        "ones read by the receiver from the sender's buffer. The default carries a 1 KiB message with ob1's "
+        "header", 1088, &c->cold_slot_size);
 }
 
 bool mca_btl_rwv_hotset_params_valid (void)

@@ -181,9 +181,11 @@ static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
     conn->local.credits_reported = conn->local.recv_seq;
 }
 
-/* Where the peer reads FRAG from: a FETCH message in the slot instead
- * (btl_rwv_fetch.c).  The frag waits on the replay list until the peer
- * has consumed the slot; only then is the PML told. */
+/* A FETCH message in the slot instead of FRAG (btl_rwv_fetch.c): the peer
+ * reads FRAG from here.  It holds a copy of the PML's data, so the PML is
+ * told at once (at the next progress call, never under this lock); the
+ * frag itself waits on the replay list until the peer has consumed the
+ * slot, as a multi-rail peer's frags do. */
 static int mca_btl_rwv_write_fetch (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
     mca_btl_rwv_rail_t *rail = conn->rail;
@@ -205,7 +207,8 @@ static int mca_btl_rwv_write_fetch (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t
     frag->conn = conn;
     frag->seq = conn->peer.send_seq + 1;
     frag->puts_before = conn->small_puts;
-    frag->fetched = true;
+    frag->in_flight = true;
+    opal_list_append (&mca_btl_rwv_component.module->stored, &frag->op.super.super);
     mca_btl_rwv_conn_retain (conn, frag);
     mca_btl_rwv_sent (conn);
     return OPAL_SUCCESS;
@@ -219,7 +222,6 @@ static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t 
     size_t total;
     int rc;
 
-    frag->fetched = false; /* a replay may have been read from its first rail */
     if (!mca_btl_rwv_fits_slot (conn, frag->segment.seg_len)) {
         return mca_btl_rwv_write_fetch (conn, frag);
     }
@@ -310,20 +312,12 @@ static bool mca_btl_rwv_should_stripe (const mca_btl_rwv_endpoint_t *endpoint, s
     return endpoint->num_rails > 1 && len >= (size_t) mca_btl_rwv_component.stripe_eager_threshold;
 }
 
-/* What waits, and what the peer was to read but never consumed. */
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status)
 {
-    mca_btl_rwv_frag_t *frag, *next;
+    mca_btl_rwv_frag_t *frag;
 
     while (NULL != (frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending))) {
         mca_btl_rwv_frag_complete (frag, status);
-    }
-    OPAL_LIST_FOREACH_SAFE(frag, next, &conn->replay.unacked, mca_btl_rwv_frag_t) {
-        if (frag->fetched) {
-            opal_list_remove_item (&conn->replay.unacked, &frag->base.super.super);
-            frag->fetched = frag->retained = false;
-            mca_btl_rwv_frag_complete (frag, status);
-        }
     }
 }
 
