@@ -15,6 +15,8 @@
  *   ring_bytes MAX MEAN     btl_rwv_eager_ring_bytes (0 without rwv)
  *   hot_peers MAX           btl_rwv_hot_peers
  *   latency_us US           half the median round trip of ranks 0 and N-1
+ *   progress_ns NS          one MPI_Iprobe that finds nothing at rank 0, all
+ *                           of its connections idle (the others asleep)
  *
  *   mpirun -np N bench_scale [-i ROUND_TRIPS]
  */
@@ -102,13 +104,49 @@ static unsigned long rwv_pvar (const char *name, int is_long)
     return is_long ? wide : narrow;
 }
 
+/* Everyone but rank 0 (or, with ONLY_PAIR, but ranks 0 and N-1) waits in
+ * a barrier, looking every 20 ms. */
+static void sleepy_barrier (void)
+{
+    MPI_Request barrier;
+    int flag = 0;
+
+    MPI_Ibarrier (MPI_COMM_WORLD, &barrier);
+    while (!flag) {
+        MPI_Test (&barrier, &flag, MPI_STATUS_IGNORE);
+        if (!flag && 0 != rank && nprocs - 1 != rank) {
+            usleep (20000);
+        }
+    }
+}
+
+/* What one progress pass costs rank 0 with every connection idle: the
+ * median of 5 x 100,000 MPI_Iprobe calls that find nothing. */
+static double idle_progress_ns (void)
+{
+    double times[5] = {0};
+    int flag;
+
+    if (0 == rank) {
+        for (int r = 0 ; r < 5 ; ++r) {
+            double start = MPI_Wtime ();
+
+            for (int i = 0 ; i < 100000 ; ++i) {
+                MPI_Iprobe (MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+            }
+            times[r] = (MPI_Wtime () - start) * 1e9 / 100000;
+        }
+    }
+    sleepy_barrier ();
+    return bench_median (times, 5);
+}
+
 /* Ranks 0 and N-1: 1-byte round trips (after a warm-up that makes each
  * the other's busiest peer); the others sleep in a barrier meanwhile. */
 static double hot_pair_latency (int round_trips)
 {
-    int peer = 0 == rank ? nprocs - 1 : 0, flag = 0;
+    int peer = 0 == rank ? nprocs - 1 : 0;
     double times[5] = {0};
-    MPI_Request barrier;
     char byte = 0;
 
     if (0 == rank || nprocs - 1 == rank) {
@@ -129,13 +167,7 @@ static double hot_pair_latency (int round_trips)
             }
         }
     }
-    MPI_Ibarrier (MPI_COMM_WORLD, &barrier);
-    while (!flag) {
-        MPI_Test (&barrier, &flag, MPI_STATUS_IGNORE);
-        if (!flag && 0 != rank && nprocs - 1 != rank) {
-            usleep (20000);
-        }
-    }
+    sleepy_barrier ();
     return bench_median (times, 5);
 }
 
@@ -156,7 +188,7 @@ int main (int argc, char **argv)
     int provided, opt, round_trips = 2000;
     long bad = 0, total_bad;
     unsigned char *out, *in;
-    double latency;
+    double latency, progress;
 
     MPI_T_init_thread (MPI_THREAD_SINGLE, &provided);
     MPI_Init (&argc, &argv);
@@ -177,13 +209,14 @@ int main (int argc, char **argv)
             printf ("exchange_us %zu %.0f\n", sizes[s], slowest);
         }
     }
+    progress = idle_progress_ns ();
     latency = hot_pair_latency (round_trips);
     MPI_Allreduce (&bad, &total_bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     report_max_mean ("rss_kib", (double) peak_rss_kib ());
     report_max_mean ("ring_bytes", (double) rwv_pvar ("btl_rwv_eager_ring_bytes", 1));
     report_max_mean ("hot_peers", (double) rwv_pvar ("btl_rwv_hot_peers", 0));
     if (0 == rank) {
-        printf ("bad_bytes %ld\nlatency_us %.2f\n", total_bad, latency);
+        printf ("bad_bytes %ld\nlatency_us %.2f\nprogress_ns %.0f\n", total_bad, latency, progress);
     }
     free (out);
     free (in);

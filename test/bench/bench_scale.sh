@@ -8,7 +8,8 @@
 # Per rank: peak RSS and eager ring bytes, for btl/tcp, btl/rwv (hot set,
 # the default) and btl/rwv with btl_rwv_hot_peers -1 (a large ring for
 # every peer, the layout before the hot set), each with vader on the node,
-# all in one run; the hot pair's latency against 2 ranks on 2 nodes.
+# all in one run; what an idle progress call costs rank 0, and the hot
+# pair's latency, against 2 ranks on 2 nodes.
 # Prints a markdown table.
 #   test/bench/bench_scale.sh [NODES [RANKS_PER_NODE]]
 set -u
@@ -28,7 +29,7 @@ run () { # np contender
     local out
     out=$(cluster_mpirun -np "$1" --map-by node --oversubscribe --mca mpi_yield_when_idle 1 --mca btl ${btls[$2]} \
           "$bin" 2>&1 < /dev/null) || { echo "bad_bytes failed"; echo "$out" | tail -3 >&2; return; }
-    echo "$out" | grep -E '^(exchange_us|bad_bytes|rss_kib|ring_bytes|hot_peers|latency_us) '
+    echo "$out" | grep -E '^(exchange_us|bad_bytes|rss_kib|ring_bytes|hot_peers|latency_us|progress_ns) '
 }
 
 
@@ -46,8 +47,8 @@ cluster_down
 mib () { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }
 echo "## $np ranks ($nodes nodes x $per_node), everyone connected to everyone (vader on the node)"
 echo
-echo "| btl | bytes wrong | peak RSS per rank, max / mean (MiB) | eager rings per rank, max (MiB) | hot peers | all pairs: connect (1 B) / 1 KiB / 48 KiB / 1 MiB (ms) | hot pair 1 B latency, $np ranks (us) | same, 2 ranks (us) | ratio |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| btl | bytes wrong | peak RSS per rank, max / mean (MiB) | eager rings per rank, max (MiB) | hot peers | all pairs: connect (1 B) / 1 KiB / 48 KiB / 1 MiB (ms) | idle progress call, $np / 2 ranks (ns) | hot pair 1 B latency, $np ranks (us) | same, 2 ranks (us) | ratio |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for c in "${order[@]}"; do
     b=${big[$c]}
     rss_max=$(echo "$b" | awk '$1 == "rss_kib" {print $2}')
@@ -57,6 +58,8 @@ for c in "${order[@]}"; do
     ex=$(echo "$b" | awk '$1 == "exchange_us" {printf "%s%.1f", (n++ ? " / " : ""), $3 / 1000}')
     lat=$(echo "$b" | awk '$1 == "latency_us" {print $2}')
     lat2=$(echo "${small[$c]}" | awk '$1 == "latency_us" {print $2}')
+    prog=$(echo "$b" | awk '$1 == "progress_ns" {print $2}')
+    prog2=$(echo "${small[$c]}" | awk '$1 == "progress_ns" {print $2}')
     echo "| ${btls[$c]} | $(echo "$b" | awk '$1 == "bad_bytes" {print $2}') | $(mib "${rss_max:-0}") / $(mib "${rss_mean:-0}") |" \
-         "${ring:-0} | ${hot:-0} | ${ex:-failed} | ${lat:-failed} | ${lat2:-failed} | $(bench_ratio "${lat:-0}" "${lat2:-0}") |"
+         "${ring:-0} | ${hot:-0} | ${ex:-failed} | ${prog:-failed} / ${prog2:-failed} | ${lat:-failed} | ${lat2:-failed} | $(bench_ratio "${lat:-0}" "${lat2:-0}") |"
 done
