@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
- * The progress function: every connected ring, the rails' completion
- * queues and connection events, retries, and the periodic checks
- * (timeouts, links, lost-rail reports).
+ * The progress function: the rings that need looking at (hot, shared on
+ * the node, or with work under way; a cold peer's completion puts it
+ * back on the list), the rails' completion queues and connection events,
+ * retries, and the periodic checks (timeouts, links, lost-rail reports).
  */
 #include "opal_config.h"
 
