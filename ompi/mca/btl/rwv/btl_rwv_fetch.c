@@ -40,11 +40,6 @@ typedef struct rwv_bounce_t {
 
 static rwv_bounce_t *rwv_bounce[MCA_BTL_RWV_MAX_RAILS];
 
-bool mca_btl_rwv_fits_slot (const mca_btl_rwv_conn_t *conn, size_t len)
-{
-    return MCA_BTL_RWV_PAD8(len) + sizeof (mca_btl_rwv_eager_hdr_t) <= conn->peer.slot_size;
-}
-
 static void rwv_bounce_free (rwv_bounce_t *bounce)
 {
     bounce->rail->ops->mr_dereg (bounce->rail, bounce->mr);

@@ -13,9 +13,6 @@
 
 struct mca_btl_rwv_conn_t;
 
-/* Does a message of LEN bytes fit in a slot of the peer's current ring? */
-bool mca_btl_rwv_fits_slot (const struct mca_btl_rwv_conn_t *conn, size_t len);
-
 /* Receiver, at a FETCH message HDR (already checked): once the message
  * has been read, *PAYLOAD and *LEN say where it is; until then *PAYLOAD is
  * NULL.  Returns what was wrong, or NULL. */

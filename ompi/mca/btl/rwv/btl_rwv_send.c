@@ -24,7 +24,6 @@
 #include "btl_rwv_send.h"
 #include "btl_rwv_eager_stripe.h"
 #include "btl_rwv_failover.h"
-#include "btl_rwv_fetch.h"
 #include "btl_rwv_progress.h"
 #include "btl_rwv_recv.h"
 
@@ -54,6 +53,12 @@ bool mca_btl_rwv_conn_read_credit_word (mca_btl_rwv_conn_t *conn)
 static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
 {
     return mca_btl_rwv_conn_read_credit_word (conn) && conn->peer.send_seq - conn->peer.consumed < conn->peer.slots;
+}
+
+/* Does a message of LEN bytes fit in a slot of the peer's current ring? */
+static bool mca_btl_rwv_fits_slot (const mca_btl_rwv_conn_t *conn, size_t len)
+{
+    return MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->peer.slot_size;
 }
 
 /* Where a message of `total' bytes must land to end at its slot's end. */
