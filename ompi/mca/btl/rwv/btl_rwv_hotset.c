@@ -130,6 +130,22 @@ static size_t rwv_hot_ring_bytes (void)
     return (size_t) mca_btl_rwv_component.eager_slots * (size_t) mca_btl_rwv_component.eager_slot_size;
 }
 
+/* Once per rail: no more hot rings there, but nothing is lost (the peers
+ * keep their small rings). */
+static void rwv_hot_unavailable (const mca_btl_rwv_rail_t *rail, const char *what)
+{
+    static bool said[MCA_BTL_RWV_MAX_RAILS];
+
+    if (said[rail->index]) {
+        return;
+    }
+    said[rail->index] = true;
+    opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                         "btl/rwv: %s: a hot ring of %zu bytes could not be %s (%d in use): its peers keep their small "
+                         "rings (lower btl_rwv_hot_peers or btl_rwv_eager_slots, or raise the memory lock limit)",
+                         rail->name, rwv_hot_ring_bytes (), what, rwv_hot.allocated[rail->index]);
+}
+
 /* A free hot ring of RAIL: one given back, else a new one while the set
  * has room; NULL if neither. */
 static mca_btl_rwv_hot_ring_t *rwv_hot_take (mca_btl_rwv_rail_t *rail)
@@ -150,11 +166,13 @@ static mca_btl_rwv_hot_ring_t *rwv_hot_take (mca_btl_rwv_rail_t *rail)
     ring = &rwv_hot.rings[r][rwv_hot.allocated[r]];
     if (0 != posix_memalign ((void **) &ring->base, opal_getpagesize (), rwv_hot_ring_bytes ())) {
         ring->base = NULL;
+        rwv_hot_unavailable (rail, "allocated");
         return NULL;
     }
     if (OPAL_SUCCESS != rail->ops->mr_reg (rail, ring->base, rwv_hot_ring_bytes (), &ring->mr, &desc, &ring->rkey)) {
         free (ring->base);
         ring->base = NULL;
+        rwv_hot_unavailable (rail, "registered");
         return NULL;
     }
     rwv_hot.allocated[r]++;
@@ -162,7 +180,8 @@ static mca_btl_rwv_hot_ring_t *rwv_hot_take (mca_btl_rwv_rail_t *rail)
 }
 
 /* The hot peer silent longest, if it has been silent long enough to give
- * its ring up; NULL otherwise. */
+ * its ring up; NULL otherwise, or while a ring is on its way back already
+ * (one demotion makes room for one promotion). */
 static mca_btl_rwv_conn_t *rwv_hot_victim (const mca_btl_rwv_rail_t *rail)
 {
     const mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
@@ -173,8 +192,13 @@ static mca_btl_rwv_conn_t *rwv_hot_victim (const mca_btl_rwv_rail_t *rail)
     for (int i = 0 ; i < rwv_hot.allocated[r] ; ++i) {
         mca_btl_rwv_conn_t *owner = rwv_hot.rings[r][i].owner;
 
-        if (NULL != owner && owner->local.cur.hot == &rwv_hot.rings[r][i] && NULL == owner->local.next.base &&
-            (NULL == oldest || owner->local.last_arrival < oldest->local.last_arrival)) {
+        if (NULL == owner || owner->local.cur.hot != &rwv_hot.rings[r][i]) {
+            continue; /* being given to its owner */
+        }
+        if (NULL != owner->local.next.base) {
+            return NULL; /* being given up */
+        }
+        if (NULL == oldest || owner->local.last_arrival < oldest->local.last_arrival) {
             oldest = owner;
         }
     }
