@@ -218,18 +218,12 @@ static bool mca_btl_rwv_conn_ring_alloc (mca_btl_rwv_conn_t *conn)
     mca_btl_rwv_local_ring_t *local = &conn->local;
     mca_btl_rwv_slots_t *own = &local->own;
 
-    local->ring = NULL;
-    if (conn->endpoint->cma_pid) {
-        local->ring = mca_btl_rwv_ring_alloc (conn->endpoint, mca_btl_rwv_ring_bytes ());
-        if (NULL != local->ring && 0 == mca_btl_rwv_ring_shm_slot (local->ring)) {
-            mca_btl_rwv_ring_free (local->ring); /* no shared slot left: private, so perhaps small */
-            local->ring = NULL;
-        }
-    }
-    local->tiered = mca_btl_rwv_hotset_tiered (NULL != local->ring);
-    mca_btl_rwv_hotset_own_geometry (local->tiered, &own->slots, &own->slot_size);
+    local->ring = mca_btl_rwv_shm_ring_take (conn->endpoint);
+    local->tiered = mca_btl_rwv_hotset_own_ring (NULL != local->ring, &own->slots, &own->slot_size);
     local->ring_bytes = mca_btl_rwv_ring_size (own->slots, own->slot_size);
-    if (NULL == local->ring && NULL == (local->ring = mca_btl_rwv_ring_alloc (conn->endpoint, local->ring_bytes))) {
+    /* 64-byte aligned: a page each would double a cold ring's memory */
+    if (NULL == local->ring && 0 != posix_memalign ((void **) &local->ring, 64, local->ring_bytes)) {
+        local->ring = NULL;
         return false;
     }
     memset (local->ring, 0, local->ring_bytes);

@@ -83,8 +83,9 @@ static rwv_bounce_t *rwv_bounce_get (mca_btl_rwv_rail_t *rail)
     return rwv_bounce[rail->index] = bounce;
 }
 
-/* Start reading the message HDR names; false if it cannot start yet. */
-static bool rwv_fetch_start (mca_btl_rwv_conn_t *conn, rwv_bounce_t *bounce, const mca_btl_rwv_fetch_hdr_t *fetch)
+/* Start reading the message FETCH names; if the transport is full, the
+ * buffer stays free and the next pass tries again. */
+static void rwv_fetch_start (mca_btl_rwv_conn_t *conn, rwv_bounce_t *bounce, const mca_btl_rwv_fetch_hdr_t *fetch)
 {
     bounce->owner = conn;
     bounce->len = fetch->len;
@@ -92,14 +93,12 @@ static bool rwv_fetch_start (mca_btl_rwv_conn_t *conn, rwv_bounce_t *bounce, con
     if (0 == fetch->len) {
         bounce->status = OPAL_SUCCESS;
         bounce->done = true;
-        return true;
+        return;
     }
     if (OPAL_SUCCESS != conn->rail->ops->read (conn, bounce->buf, fetch->len, bounce->desc, fetch->raddr, fetch->rkey,
                                                &bounce->op)) {
-        bounce->owner = NULL; /* the transport is full: again at the next pass */
-        return false;
+        bounce->owner = NULL;
     }
-    return true;
 }
 
 const char *mca_btl_rwv_fetch_poll (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr, void **payload,
@@ -131,7 +130,7 @@ const char *mca_btl_rwv_fetch_poll (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_
     if (fetch.len > mca_btl_rwv_max_payload ()) {
         return "a message to be read that is longer than any eager message";
     }
-    (void) rwv_fetch_start (conn, bounce, &fetch);
+    rwv_fetch_start (conn, bounce, &fetch);
     return NULL;
 }
 

@@ -110,17 +110,14 @@ bool mca_btl_rwv_hotset_params_valid (void)
     return true;
 }
 
-bool mca_btl_rwv_hotset_tiered (bool shared)
-{
-    return !shared && mca_btl_rwv_component.hot_peers >= 0;
-}
-
-void mca_btl_rwv_hotset_own_geometry (bool tiered, uint32_t *slots, uint32_t *slot_size)
+bool mca_btl_rwv_hotset_own_ring (bool shared, uint32_t *slots, uint32_t *slot_size)
 {
     const mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
+    bool tiered = !shared && c->hot_peers >= 0;
 
     *slots = (uint32_t) (tiered ? c->cold_slots : c->eager_slots);
     *slot_size = (uint32_t) (tiered ? c->cold_slot_size : c->eager_slot_size);
+    return tiered;
 }
 
 /* ------------------------------------------------------------ the rings */

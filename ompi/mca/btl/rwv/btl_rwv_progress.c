@@ -171,8 +171,9 @@ void mca_btl_rwv_poll_fini (void)
 /* Nothing for progress to look at on this connection until a completion
  * says so (mca_btl_rwv_conn_remote_data) or a send waits on it: every ring
  * the peer may write into is written with immediate data, and nothing of
- * ours waits for a credit, a hello or a read, or for the peer to consume it.  Cold peers are such, so an
- * idle pass costs a step per hot or same-node peer, not per peer. */
+ * ours waits for a credit, a hello, a read, or the peer's consuming it.
+ * Cold peers are such, so an idle pass costs a step per hot or same-node
+ * peer, not per peer. */
 static bool rwv_conn_quiet (mca_btl_rwv_conn_t *conn)
 {
     const mca_btl_rwv_local_ring_t *local = &conn->local;

@@ -75,14 +75,14 @@ static inline bool mca_btl_rwv_tag_is_ours (uint8_t tag)
     return MCA_BTL_RWV_TAG_ATOMIC == tag || MCA_BTL_RWV_TAG_ATOMIC_REPLY == tag || MCA_BTL_RWV_TAG_RING == tag;
 }
 
-/* What is wrong with this arrival, or NULL.  It came in a slot of cur. */
+/* What is wrong with this arrival, or NULL.  It came in a slot of cur,
+ * which is never larger than a large ring's: so neither is the message. */
 static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr)
 {
     const uint8_t known = MCA_BTL_RWV_HDR_FLAG_HELLO | MCA_BTL_RWV_HDR_FLAG_REPLAY | MCA_BTL_RWV_HDR_FLAG_STRIPE |
         MCA_BTL_RWV_HDR_FLAG_FETCH;
 
-    if (hdr->len > mca_btl_rwv_max_payload () ||
-        MCA_BTL_RWV_PAD8(hdr->len) + HDR_SIZE > conn->local.cur.slot_size) {
+    if (MCA_BTL_RWV_PAD8((size_t) hdr->len) + HDR_SIZE > conn->local.cur.slot_size) {
         return "a message longer than a ring slot";
     }
     if (hdr->flags & ~known) {

@@ -186,11 +186,19 @@ static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
     conn->local.credits_reported = conn->local.recv_seq;
 }
 
+/* FRAG into the peer's slot. */
+static int mca_btl_rwv_write_slot (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
+{
+    size_t total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, frag->hdr_flags, frag);
+
+    return mca_btl_rwv_ring_write (conn, frag->buf, total, frag->reg->desc[conn->rail->index],
+                                   mca_btl_rwv_slot_raddr (conn, total), &frag->op);
+}
+
 /* A FETCH message in the slot instead of FRAG (btl_rwv_fetch.c): the peer
- * reads FRAG from here.  It holds a copy of the PML's data, so the PML is
- * told at once (at the next progress call, never under this lock); the
- * frag itself waits on the replay list until the peer has consumed the
- * slot, as a multi-rail peer's frags do. */
+ * reads FRAG from here.  FRAG holds a copy of the PML's data, so its write
+ * completes at the next progress call (never under this lock), as a store
+ * does. */
 static int mca_btl_rwv_write_fetch (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
     mca_btl_rwv_rail_t *rail = conn->rail;
@@ -206,43 +214,31 @@ static int mca_btl_rwv_write_fetch (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t
     total = mca_btl_rwv_build (conn, buf, sizeof (fetch), frag->tag, frag->hdr_flags | MCA_BTL_RWV_HDR_FLAG_FETCH, frag);
     rc = mca_btl_rwv_ring_inject (conn, buf, total, mca_btl_rwv_slot_raddr (conn, total), conn->peer.notify_imm,
                                   mca_btl_rwv_imm (conn));
-    if (OPAL_SUCCESS != rc) {
-        return rc;
+    if (OPAL_SUCCESS == rc) {
+        opal_list_append (&mca_btl_rwv_component.module->stored, &frag->op.super.super);
     }
-    frag->conn = conn;
-    frag->seq = conn->peer.send_seq + 1;
-    frag->puts_before = conn->small_puts;
-    frag->in_flight = true;
-    opal_list_append (&mca_btl_rwv_component.module->stored, &frag->op.super.super);
-    mca_btl_rwv_conn_retain (conn, frag);
-    mca_btl_rwv_sent (conn);
-    return OPAL_SUCCESS;
+    return rc;
 }
 
-/* To a peer with other rails, the frag stays until the peer has consumed
- * it, so a failing rail can hand it on (btl_rwv_failover.c). */
+/* The frag stays until the peer has consumed it when the peer reads it
+ * from here, and to a peer with other rails, so that a failing rail can
+ * hand it on (btl_rwv_failover.c). */
 static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
-    mca_btl_rwv_rail_t *rail = conn->rail;
-    size_t total;
+    bool fetched = !mca_btl_rwv_fits_slot (conn, frag->segment.seg_len);
     int rc;
 
-    if (!mca_btl_rwv_fits_slot (conn, frag->segment.seg_len)) {
-        return mca_btl_rwv_write_fetch (conn, frag);
-    }
-    total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, frag->hdr_flags, frag);
     frag->conn = conn;
     frag->seq = conn->peer.send_seq + 1;
     frag->puts_before = conn->small_puts;
     frag->in_flight = true;
-    rc = mca_btl_rwv_ring_write (conn, frag->buf, total, frag->reg->desc[rail->index],
-                                 mca_btl_rwv_slot_raddr (conn, total), &frag->op);
+    rc = fetched ? mca_btl_rwv_write_fetch (conn, frag) : mca_btl_rwv_write_slot (conn, frag);
     if (OPAL_SUCCESS != rc) {
         frag->in_flight = false;
         return rc;
     }
     mca_btl_rwv_sent (conn);
-    if (conn->endpoint->num_rails > 1) {
+    if (fetched || conn->endpoint->num_rails > 1) {
         mca_btl_rwv_conn_retain (conn, frag);
     }
     return OPAL_SUCCESS;

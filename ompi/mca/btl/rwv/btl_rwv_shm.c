@@ -138,20 +138,15 @@ void mca_btl_rwv_shm_finalize (void)
     rwv_shm.slots = 0;
 }
 
-unsigned char *mca_btl_rwv_ring_alloc (const mca_btl_rwv_endpoint_t *endpoint, size_t bytes)
+unsigned char *mca_btl_rwv_shm_ring_take (const mca_btl_rwv_endpoint_t *endpoint)
 {
-    unsigned char *ring = NULL;
-
-    if (endpoint->cma_pid && bytes <= rwv_shm.slot_bytes) {
-        for (uint32_t s = 0 ; s < rwv_shm.slots ; ++s) {
-            if (!rwv_shm.used[s]) {
-                rwv_shm.used[s] = 1;
-                return rwv_shm.base + s * rwv_shm.slot_bytes;
-            }
+    for (uint32_t s = 0 ; endpoint->cma_pid && s < rwv_shm.slots ; ++s) {
+        if (!rwv_shm.used[s]) {
+            rwv_shm.used[s] = 1;
+            return rwv_shm.base + s * rwv_shm.slot_bytes;
         }
     }
-    /* a cold ring is 2 KiB: page-aligned, every one would cost a page */
-    return 0 == posix_memalign ((void **) &ring, 64, bytes) ? ring : NULL;
+    return NULL;
 }
 
 uint16_t mca_btl_rwv_ring_shm_slot (const unsigned char *ring)

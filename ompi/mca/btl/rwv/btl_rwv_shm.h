@@ -36,9 +36,10 @@ void mca_btl_rwv_shm_finalize (void);
  * its process id, else 0. */
 pid_t mca_btl_rwv_shm_peer_card (opal_proc_t *proc, mca_btl_rwv_shm_card_t *card);
 
-/* A receive ring for a connection: shared if the peer is on this node and
- * a slot is free, else private memory. */
-unsigned char *mca_btl_rwv_ring_alloc (const struct mca_btl_base_endpoint_t *endpoint, size_t bytes);
+/* A large receive ring in our shared rings, for a peer on this node that
+ * can reach them; NULL if it cannot or no slot is free.  The ring is freed
+ * by mca_btl_rwv_ring_free, as a private one (malloc'd) is. */
+unsigned char *mca_btl_rwv_shm_ring_take (const struct mca_btl_base_endpoint_t *endpoint);
 void mca_btl_rwv_ring_free (unsigned char *ring);
 /* Where the ring is in our shared rings, for the peer: slot + 1, 0 if private. */
 uint16_t mca_btl_rwv_ring_shm_slot (const unsigned char *ring);
