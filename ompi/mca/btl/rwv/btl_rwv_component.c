@@ -108,14 +108,15 @@ static int rwv_register (void)
         "Comma-separated interface names or IPv4 CIDR networks never to use as rails. The "
         "loopback interface is only ever used between processes on one node", "", &c->if_exclude);
     mca_btl_rwv_register_int ("eager_slots",
-        "Slots in the receive ring each peer writes eager messages into (at least 2; slots x "
-        "btl_rwv_eager_slot_size at most 64 MiB). Also the most messages in flight to one peer before sends queue", 16, &c->eager_slots);
+        "Slots in a large receive ring: a hot peer's (btl_rwv_hot_peers) and a peer's on this node "
+        "(at least 2; slots x btl_rwv_eager_slot_size at most 64 MiB). Also the most messages such a "
+        "peer has in flight before its sends queue", 16, &c->eager_slots);
     mca_btl_rwv_register_int ("eager_slot_size",
-        "Bytes per receive-ring slot, a multiple of 8 from 256 to 1048576. A message of up to "
-        "slot size - 32 bytes travels eagerly; memory per connected peer and rail is "
-        "eager_slots * eager_slot_size + 64 bytes. The default carries ob1's 64 KiB eager "
-        "fragments, as btl/tcp does (about 1 MiB per peer and rail with 16 slots); "
-        "btl_rwv_eager_limit follows it unless set", MCA_BTL_RWV_DEFAULT_SLOT_SIZE, &c->eager_slot_size);
+        "Bytes per slot of a large receive ring, a multiple of 8 from 256 to 1048576. A message of up to "
+        "slot size - 32 bytes travels eagerly; a large ring is eager_slots * eager_slot_size bytes "
+        "(+ 64 for a peer on this node). The default carries ob1's 64 KiB eager fragments, as btl/tcp "
+        "does (about 1 MiB per large ring with 16 slots); btl_rwv_eager_limit follows it unless set",
+        MCA_BTL_RWV_DEFAULT_SLOT_SIZE, &c->eager_slot_size);
     rwv_register_string ("eager_mode",
         "How a receiver sees an eager message arrive: poll (watch the sequence word at the "
         "end of the next slot; needs in-order data placement), cq (the write carries "
