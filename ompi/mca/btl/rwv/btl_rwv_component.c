@@ -285,7 +285,7 @@ static bool rwv_ring_size_valid (void)
         return true;
     }
     snprintf (value, sizeof (value), "%d x btl_rwv_eager_slot_size %d", c->eager_slots, c->eager_slot_size);
-    snprintf (why, sizeof (why), "that is %.1f MiB of receive ring per connected peer and rail; at most %lu MiB "
+    snprintf (why, sizeof (why), "that is %.1f MiB for each large receive ring; at most %lu MiB "
               "is allowed (the default is 16 x 65568 bytes, about 1 MiB)", ring / 1048576.0,
               MCA_BTL_RWV_MAX_RING_BYTES >> 20);
     return mca_btl_rwv_invalid ("btl_rwv_eager_slots", value, why);

@@ -196,10 +196,11 @@ static double mca_btl_rwv_endpoint_best_bandwidth (const mca_btl_rwv_endpoint_t 
     return best;
 }
 
-/* Once per process: a ring that cannot be had is rwv's to explain. */
-static void mca_btl_rwv_ring_unavailable (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_rail_t *rail,
-                                          size_t bytes, const char *what)
+/* Once per process: a ring that cannot be had is rwv's to explain, with
+ * the two parameters that sized it. */
+static void mca_btl_rwv_ring_unavailable (const mca_btl_rwv_conn_t *conn, const char *what)
 {
+    const mca_btl_rwv_slots_t *own = &conn->local.own;
     static bool said;
 
     if (said) {
@@ -207,8 +208,10 @@ static void mca_btl_rwv_ring_unavailable (const mca_btl_rwv_endpoint_t *endpoint
     }
     said = true;
     opal_show_help ("help-mpi-btl-rwv.txt", "no ring", true, OPAL_PROC_MY_HOSTNAME,
-                    mca_btl_rwv_peer_host (endpoint), rail->name, what, (double) bytes / (1 << 20),
-                    mca_btl_rwv_component.eager_slots, mca_btl_rwv_component.eager_slot_size);
+                    mca_btl_rwv_peer_host (conn->endpoint), conn->rail->name, what,
+                    (double) conn->local.ring_bytes / (1 << 20), own->slots, own->slot_size,
+                    conn->local.tiered ? "btl_rwv_cold_slots" : "btl_rwv_eager_slots",
+                    conn->local.tiered ? "btl_rwv_cold_slot_size" : "btl_rwv_eager_slot_size");
 }
 
 /* The connection's own ring: large and shared if the peer is on this node
@@ -249,14 +252,14 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
     conn->rail = rail;
     conn->poll_index = -1;
     if (!mca_btl_rwv_conn_ring_alloc (conn)) {
-        mca_btl_rwv_ring_unavailable (endpoint, rail, conn->local.ring_bytes, "allocating");
+        mca_btl_rwv_ring_unavailable (conn, "allocating");
         free (conn);
         return NULL;
     }
     conn->meter.bandwidth = rail->bandwidth > 0 ? rail->bandwidth : mca_btl_rwv_endpoint_best_bandwidth (endpoint);
     if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->local.ring, conn->local.ring_bytes, &conn->local.ring_mr, &desc,
                                            &conn->local.ring_rkey)) {
-        mca_btl_rwv_ring_unavailable (endpoint, rail, conn->local.ring_bytes, "registering");
+        mca_btl_rwv_ring_unavailable (conn, "registering");
         mca_btl_rwv_ring_free (conn->local.ring);
         free (conn);
         return NULL;
@@ -264,7 +267,7 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
     id = opal_pointer_array_add (&module->conns, conn);
     if (id < 0 || OPAL_SUCCESS != mca_btl_rwv_poll_add (conn)) {
         /* the table holds 65536 connections; past that, or out of memory */
-        mca_btl_rwv_ring_unavailable (endpoint, rail, conn->local.ring_bytes, "keeping track of");
+        mca_btl_rwv_ring_unavailable (conn, "keeping track of");
         if (id >= 0) {
             opal_pointer_array_set_item (&module->conns, id, NULL);
         }
