@@ -66,6 +66,9 @@ typedef enum {
     MCA_BTL_RWV_TEST_FAULT_RING_LEN,     /* "ring_len": one message claims 4 GiB */
     MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR,  /* "atomic_addr": atomics aim 1 GiB past their target */
     MCA_BTL_RWV_TEST_FAULT_REPLAY,       /* "replay": one message claims to replay a connection never made */
+    MCA_BTL_RWV_TEST_FAULT_RING_SIZE,    /* "ring_size": one ring change names 1 GiB slots */
+    MCA_BTL_RWV_TEST_FAULT_FETCH_LEN,    /* "fetch_len": one FETCH claims 4 GiB */
+    MCA_BTL_RWV_TEST_FAULT_FETCH_ADDR,   /* "fetch_addr": one FETCH names memory 1 GiB past its buffer */
 } mca_btl_rwv_test_fault_t;
 
 typedef enum {
@@ -138,6 +141,7 @@ typedef struct mca_btl_rwv_module_t {
     unsigned progress_calls;
     double next_link_check;          /* CLOCK_MONOTONIC seconds */
     int reports_pending;             /* failed rails not reported yet (btl_rwv_failover.c) */
+    int conns_waiting;               /* connecting, accepting or awaiting the peer's attempt */
 } mca_btl_rwv_module_t;
 
 typedef struct mca_btl_rwv_component_t {
@@ -232,6 +236,7 @@ double mca_btl_rwv_now (void);
 void mca_btl_rwv_register_int (const char *name, const char *desc, int value, int *storage);
 /* Was btl_rwv_NAME left at its default (not set by the user)? */
 bool mca_btl_rwv_param_is_default (const char *name);
+bool mca_btl_rwv_test_fault_now (mca_btl_rwv_test_fault_t fault);
 /* Say a parameter's value is wrong and why (show_help); returns false. */
 bool mca_btl_rwv_invalid (const char *param, const char *value, const char *why);
 

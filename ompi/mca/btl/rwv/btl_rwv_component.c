@@ -211,12 +211,19 @@ static int rwv_register (void)
 
 static int rwv_open (void)
 {
+    static const char *faults[] = {
+        [MCA_BTL_RWV_TEST_FAULT_RING_LEN] = "ring_len", [MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR] = "atomic_addr",
+        [MCA_BTL_RWV_TEST_FAULT_REPLAY] = "replay", [MCA_BTL_RWV_TEST_FAULT_RING_SIZE] = "ring_size",
+        [MCA_BTL_RWV_TEST_FAULT_FETCH_LEN] = "fetch_len", [MCA_BTL_RWV_TEST_FAULT_FETCH_ADDR] = "fetch_addr",
+    };
     const char *fault = getenv ("RWV_TEST_FAULT");
 
-    mca_btl_rwv_component.test_fault = NULL == fault ? MCA_BTL_RWV_TEST_FAULT_NONE :
-        0 == strcmp (fault, "ring_len") ? MCA_BTL_RWV_TEST_FAULT_RING_LEN :
-        0 == strcmp (fault, "atomic_addr") ? MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR :
-        0 == strcmp (fault, "replay") ? MCA_BTL_RWV_TEST_FAULT_REPLAY : MCA_BTL_RWV_TEST_FAULT_NONE;
+    mca_btl_rwv_component.test_fault = MCA_BTL_RWV_TEST_FAULT_NONE;
+    for (size_t f = 1 ; NULL != fault && f < sizeof (faults) / sizeof (faults[0]) ; ++f) {
+        if (0 == strcmp (fault, faults[f])) {
+            mca_btl_rwv_component.test_fault = (int) f;
+        }
+    }
     opal_show_help_add_dir (RWV_HELPDIR);
     return OPAL_SUCCESS;
 }
@@ -226,6 +233,18 @@ bool mca_btl_rwv_invalid (const char *param, const char *value, const char *why)
     opal_show_help ("help-mpi-btl-rwv.txt", "invalid parameter", true, OPAL_PROC_MY_HOSTNAME,
                     param, value, why);
     return false;
+}
+
+/* Tests only: true once, when this process was told to commit FAULT. */
+bool mca_btl_rwv_test_fault_now (mca_btl_rwv_test_fault_t fault)
+{
+    static bool committed;
+
+    if (OPAL_LIKELY((int) fault != mca_btl_rwv_component.test_fault) || committed) {
+        return false;
+    }
+    committed = true;
+    return true;
 }
 
 bool mca_btl_rwv_param_is_default (const char *name)

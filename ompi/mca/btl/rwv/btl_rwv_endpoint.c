@@ -281,7 +281,7 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
     OBJ_CONSTRUCT(&conn->replay.unacked, opal_list_t);
     OBJ_CONSTRUCT(&conn->kept_puts, opal_list_t);
     conn->unflushed = false;
-    conn->state = MCA_BTL_RWV_CONN_IDLE;
+    mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
     endpoint->conns[rail->index] = conn;
     rail->num_conns++;
     return conn;
@@ -385,7 +385,7 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
     if (MCA_BTL_RWV_CONN_FAILED == conn->state) {
         return;
     }
-    conn->state = MCA_BTL_RWV_CONN_FAILED;
+    mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_FAILED);
     conn->rail->ops->disconnect (conn);
     if (mca_btl_rwv_endpoint_has_live_rail (endpoint, NULL)) {
         mca_btl_rwv_conn_rejoin_later (conn);
@@ -419,7 +419,7 @@ void mca_btl_rwv_conn_refused (mca_btl_rwv_conn_t *conn, const char *why)
     if (MCA_BTL_RWV_CONN_CONNECTING == conn->state &&
         opal_compare_proc (opal_proc_local_get ()->proc_name, conn->endpoint->proc->proc_name) < 0) {
         conn->rail->ops->disconnect (conn);
-        conn->state = MCA_BTL_RWV_CONN_AWAITING;
+        mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_AWAITING);
         RWV_TRACE("btl/rwv: %s refused our attempt; awaiting its own", OPAL_NAME_PRINT(conn->endpoint->proc->proc_name));
         return;
     }
@@ -444,7 +444,7 @@ void mca_btl_rwv_conn_closed (mca_btl_rwv_conn_t *conn)
         return;
     }
     conn->rail->ops->disconnect (conn);
-    conn->state = MCA_BTL_RWV_CONN_IDLE;
+    mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
 }
 
 void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, uint32_t imm)
@@ -462,17 +462,36 @@ void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, uint32_t imm)
     }
 }
 
+static bool mca_btl_rwv_state_waits (mca_btl_rwv_conn_state_t state)
+{
+    return MCA_BTL_RWV_CONN_CONNECTING == state || MCA_BTL_RWV_CONN_ACCEPTING == state ||
+        MCA_BTL_RWV_CONN_AWAITING == state;
+}
+
+/* Every change of state comes here, so the connections waiting for an
+ * answer are counted: the timeout check walks the table only while some
+ * wait, and only until it has seen them all. */
+void mca_btl_rwv_conn_set_state (mca_btl_rwv_conn_t *conn, mca_btl_rwv_conn_state_t state)
+{
+    mca_btl_rwv_component.module->conns_waiting += (int) mca_btl_rwv_state_waits (state) -
+        (int) mca_btl_rwv_state_waits (conn->state);
+    conn->state = state;
+}
+
 void mca_btl_rwv_conn_check_timeouts (double now)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int size = opal_pointer_array_get_size (&module->conns);
+    int waiting = module->conns_waiting;  /* a connection that fails below leaves the count */
 
-    for (int i = 0 ; i < size ; ++i) {
+    for (int i = 0 ; i < size && waiting > 0 ; ++i) {
         mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
 
-        if (NULL != conn && (MCA_BTL_RWV_CONN_CONNECTING == conn->state ||
-                             MCA_BTL_RWV_CONN_ACCEPTING == conn->state ||
-                             MCA_BTL_RWV_CONN_AWAITING == conn->state) && now > conn->deadline) {
+        if (NULL == conn || !mca_btl_rwv_state_waits (conn->state)) {
+            continue;
+        }
+        --waiting;
+        if (now > conn->deadline) {
             mca_btl_rwv_conn_failed (conn, "no answer before btl_rwv_connect_timeout");
         }
     }
@@ -503,6 +522,7 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
                          peer, mca_btl_rwv_conn_bandwidth_source (conn), conn->meter.bandwidth, conn->peer.send_seq,
                          conn->rdma_bytes, conn->replay.rejoins);
     conn->rail->ops->disconnect (conn);
+    mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
     mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
     OBJ_DESTRUCT(&conn->pending);
     conn->peer.consumed = conn->peer.send_seq; /* nothing is replayed any more */

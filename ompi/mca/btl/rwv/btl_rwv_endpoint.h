@@ -245,6 +245,7 @@ static inline bool mca_btl_rwv_endpoint_puts_delivered (const mca_btl_rwv_endpoi
 void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
 /* the peer's host name, for messages */
 const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint);
+void mca_btl_rwv_conn_set_state (mca_btl_rwv_conn_t *conn, mca_btl_rwv_conn_state_t state);
 void mca_btl_rwv_conn_check_timeouts (double now);
 
 /* Is a large ring on RAIL written with immediate data (btl_rwv_eager_mode)?

@@ -106,7 +106,7 @@ void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn)
     mca_btl_rwv_conn_reset (conn);
     conn->peer_addr = endpoint->peer_rails[peer_rail];
     conn->deadline = mca_btl_rwv_now () + mca_btl_rwv_component.connect_timeout;
-    conn->state = MCA_BTL_RWV_CONN_CONNECTING;
+    mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_CONNECTING);
     RWV_TRACE("btl/rwv: connecting to %s on %s", OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name);
     mca_btl_rwv_conn_fill_cm (conn, &cm);
     cm.attempt = conn->attempt = ++mca_btl_rwv_component.module->next_attempt;
@@ -246,7 +246,7 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
     if (peer_rail >= 0) {
         conn->peer_addr = endpoint->peer_rails[peer_rail]; /* for messages about this connection */
     }
-    conn->state = MCA_BTL_RWV_CONN_ACCEPTING;
+    mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_ACCEPTING);
     conn->deadline = mca_btl_rwv_now () + mca_btl_rwv_component.connect_timeout;
     mca_btl_rwv_conn_fill_cm (conn, &reply);
     reply.attempt = cm->attempt;
@@ -277,7 +277,7 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
             return;
         }
         mca_btl_rwv_conn_take_peer_cm (conn, cm);
-        conn->state = MCA_BTL_RWV_CONN_CONNECTED;
+        mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_CONNECTED);
         if (conn->replay.rejoining) {
             mca_btl_rwv_conn_rejoined (conn);
         }
@@ -290,7 +290,7 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
         mca_btl_rwv_conn_flush_pending (conn);
     } else if (MCA_BTL_RWV_CONN_ACCEPTING == conn->state) {
         /* wait for the active side's first message before sending */
-        conn->state = MCA_BTL_RWV_CONN_CONNECTED;
+        mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_CONNECTED);
         if (conn->replay.rejoining) {
             mca_btl_rwv_conn_rejoined (conn);
         }

@@ -217,6 +217,9 @@ static bool rwv_hot_send_ring (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_slots
     if (NULL == frag) {
         return false;
     }
+    if (OPAL_UNLIKELY(mca_btl_rwv_test_fault_now (MCA_BTL_RWV_TEST_FAULT_RING_SIZE))) {
+        msg.slot_size = 1u << 30;
+    }
     /* the peer's last messages there are long consumed, but another
      * connection's may be in a hot ring: none may pass for the next one */
     for (uint32_t s = 0 ; s < target->slots ; ++s) {

@@ -80,20 +80,16 @@ static mca_btl_rwv_eager_hdr_t mca_btl_rwv_header (const mca_btl_rwv_conn_t *con
     mca_btl_rwv_eager_hdr_t hdr = {
         .len = (uint32_t) len, .tag = tag, .flags = flags, .consumed = conn->local.recv_seq, .seq = conn->peer.send_seq + 1,
     };
-    static bool faulted;
 
     if (NULL != replay && (flags & MCA_BTL_RWV_HDR_FLAG_REPLAY)) {
         hdr.replay_rail = replay->replay_rail;
         hdr.replay_attempt = replay->replay_attempt;
         hdr.replay_seq = (uint32_t) replay->replay_seq;
     }
-    if (OPAL_UNLIKELY(MCA_BTL_RWV_TEST_FAULT_NONE != mca_btl_rwv_component.test_fault) && !faulted &&
-        conn->peer.send_seq >= 10) {
-        if (MCA_BTL_RWV_TEST_FAULT_RING_LEN == mca_btl_rwv_component.test_fault) {
-            faulted = true;
+    if (OPAL_UNLIKELY(MCA_BTL_RWV_TEST_FAULT_NONE != mca_btl_rwv_component.test_fault) && conn->peer.send_seq >= 10) {
+        if (mca_btl_rwv_test_fault_now (MCA_BTL_RWV_TEST_FAULT_RING_LEN)) {
             hdr.len = 0xfffffff0u;
-        } else if (MCA_BTL_RWV_TEST_FAULT_REPLAY == mca_btl_rwv_component.test_fault) {
-            faulted = true;
+        } else if (mca_btl_rwv_test_fault_now (MCA_BTL_RWV_TEST_FAULT_REPLAY)) {
             hdr.flags |= MCA_BTL_RWV_HDR_FLAG_REPLAY;
             hdr.replay_attempt = 0xdeadbeefu;
         }
@@ -210,6 +206,11 @@ static int mca_btl_rwv_write_fetch (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t
     size_t total;
     int rc;
 
+    if (OPAL_UNLIKELY(mca_btl_rwv_test_fault_now (MCA_BTL_RWV_TEST_FAULT_FETCH_LEN))) {
+        fetch.len = 0xfffffff0u;
+    } else if (OPAL_UNLIKELY(mca_btl_rwv_test_fault_now (MCA_BTL_RWV_TEST_FAULT_FETCH_ADDR))) {
+        fetch.raddr += 1ull << 30;
+    }
     memcpy (buf, &fetch, sizeof (fetch));
     total = mca_btl_rwv_build (conn, buf, sizeof (fetch), frag->tag, frag->hdr_flags | MCA_BTL_RWV_HDR_FLAG_FETCH, frag);
     rc = mca_btl_rwv_ring_inject (conn, buf, total, mca_btl_rwv_slot_raddr (conn, total), conn->peer.notify_imm,
