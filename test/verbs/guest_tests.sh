@@ -5,7 +5,9 @@
 # lines; exits 1 if any failed.
 #  - one node (rxe0): ping-pong of 0 B to 4 MiB over RGET (the default) and
 #    over RPUT (btl_rwv_flags send,put) at 2 ranks, 4 ranks' ping-pong pairs,
-#    and the unexpected-message flood;
+#    the unexpected-message flood, the ping-pong with every peer cold (its
+#    larger eager messages read by the receiver), and a FETCH naming memory
+#    its sender did not register, refused by the device;
 #  - 2 nodes as Open MPI sees them (two host names on the one rxe device):
 #    ping-pong between the nodes, and coll/rdmabar's barrier checks with 2
 #    ranks per node, its node leaders writing their flags over verbs;
@@ -67,6 +69,22 @@ check "verbs, 1 node, 4 ranks: ping-pong pairs 0 B to 1 MiB" \
     '^ok - ping-pong' "${one[@]}" -np 4 "$bin/mpi/test_pingpong_verify" -m 1048576
 check "verbs, 1 node, 2 ranks: 20,000 unexpected messages, probes, Ssend, strided types" \
     '^ok - .*unexpected' "${one[@]}" -np 2 "$bin/mpi/test_mpi_semantics"
+check "verbs, 1 node, 2 ranks, no hot peers (btl_rwv_hot_peers 0): ping-pong 0 B to 4 MiB, eager messages above a small slot read by the receiver" \
+    '^ok - ping-pong' "${one[@]}" --mca btl_rwv_hot_peers 0 -np 2 "$bin/mpi/test_pingpong_verify" -m 4194304
+
+# A FETCH naming memory past the sender's buffer: the sender's device
+# refuses the read with a remote access error, which (unlike the tcp
+# provider's closed connection) says whose fault it is
+label="verbs, a FETCH naming memory outside its buffer: the device refuses the read, the reader names the sender's malformed message, no crash"
+run_expecting "does not let us read" "${one[@]}" --mca btl_rwv_hot_peers 0 --mca btl_rwv_single_copy none \
+    -np 1 "$bin/mpi/test_pingpong_verify" -m 65536 : \
+    -np 1 -x RWV_TEST_FAULT=fetch_addr "$bin/mpi/test_pingpong_verify" -m 65536
+if grep -q "received a malformed message from host" "$out" && grep -q "does not let us read" "$out" &&
+   ! grep -q -i -e 'segmentation fault' -e 'signal 11' "$out"; then
+    echo "ok - $label"
+else
+    echo "not ok - $label"; grep -v 'mca: base' "$out" | tail -12 | sed 's/^/#   /'; failed=1
+fi
 
 # Two "nodes" on the one rxe device: Debian 12's kernel (6.1) runs rxe only
 # in the initial network namespace, so the nodes are host names (a UTS

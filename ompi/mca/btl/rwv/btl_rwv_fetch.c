@@ -101,6 +101,22 @@ static void rwv_fetch_start (mca_btl_rwv_conn_t *conn, rwv_bounce_t *bounce, con
     }
 }
 
+/* A read that failed without the peer's transport saying it refused the
+ * memory: the connection broke under it (a link, a peer's death, or the
+ * libfabric tcp provider, which closes a connection whose peer reads
+ * memory it may not, and so cannot tell the two apart).  Not the peer's
+ * fault that we know of: the rail fails, the peer replays the message on
+ * another, and the rail may come back. */
+static void rwv_fetch_broken (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    MCA_BTL_RWV_LOCK(module);
+    mca_btl_rwv_fetch_done (conn);
+    mca_btl_rwv_conn_failed (conn, "the read of a message it sent failed");
+    MCA_BTL_RWV_UNLOCK(module);
+}
+
 const char *mca_btl_rwv_fetch_poll (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr, void **payload,
                                     size_t *len)
 {
@@ -116,8 +132,12 @@ const char *mca_btl_rwv_fetch_poll (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_
         if (!bounce->done) {
             return NULL;
         }
-        if (OPAL_SUCCESS != bounce->status) {
+        if (OPAL_ERR_PERM == bounce->status) {
             return "a message to be read from memory it does not let us read";
+        }
+        if (OPAL_SUCCESS != bounce->status) {
+            rwv_fetch_broken (conn);
+            return NULL;
         }
         *payload = bounce->buf;
         *len = bounce->len;

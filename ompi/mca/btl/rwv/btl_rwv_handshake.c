@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "opal/mca/btl/base/base.h"
+#include "opal/util/error.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 
@@ -264,6 +265,7 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
               conn->rail->name, MCA_BTL_RWV_CONN_CONNECTING == conn->state ? "active" : "passive");
     if (MCA_BTL_RWV_CONN_CONNECTING == conn->state) {
         const mca_btl_rwv_cm_data_t *cm = mca_btl_rwv_cm_check (cm_data, cm_len);
+        int rc;
         mca_btl_rwv_auth_ends_t ends = {.to = opal_proc_local_get ()->proc_name,
                                         .from_ipv4 = conn->peer_addr.ipv4, .to_ipv4 = conn->rail->addr.ipv4};
 
@@ -283,8 +285,12 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
         }
         /* the active side speaks first */
         conn->may_send = true;
-        if (OPAL_SUCCESS != mca_btl_rwv_conn_send_hello (conn)) {
-            mca_btl_rwv_conn_failed (conn, "the first message could not be sent");
+        rc = mca_btl_rwv_conn_send_hello (conn);
+        if (OPAL_SUCCESS != rc) {
+            char why[96];
+
+            snprintf (why, sizeof (why), "the first message could not be sent (%s)", opal_strerror (rc));
+            mca_btl_rwv_conn_failed (conn, why);
             return;
         }
         mca_btl_rwv_conn_flush_pending (conn);

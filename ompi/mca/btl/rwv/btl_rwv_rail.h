@@ -25,7 +25,10 @@ typedef struct mca_btl_rwv_rail_addr_t {
     uint8_t loopback;       /* reaches only processes on the same node */
 } mca_btl_rwv_rail_addr_t;
 
-/* An operation whose completion the backend reports. */
+/* An operation whose completion the backend reports: OPAL_SUCCESS,
+ * OPAL_ERR_PERM when the peer's transport refused the memory named (a key
+ * or range it did not register), OPAL_ERR_UNREACH for any other failure
+ * (the connection broke, was closed, or the transport cancelled it). */
 typedef struct mca_btl_rwv_op_t {
     opal_free_list_item_t super;
     void (*complete) (struct mca_btl_rwv_op_t *op, int status);

@@ -407,7 +407,8 @@ static int ofi_cq_errors (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
         }
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: operation failed: %s", rail->super.name, fi_strerror (err.err));
-        mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) err.op_context, OPAL_ERR_UNREACH);
+        mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) err.op_context,
+                               FI_EACCES == err.err || FI_EKEYREJECTED == err.err ? OPAL_ERR_PERM : OPAL_ERR_UNREACH);
         err = (struct fi_cq_err_entry) {0};
     }
     return count;

@@ -356,6 +356,14 @@ static int verbs_poll_connections (mca_btl_rwv_rail_t *r)
     return count;
 }
 
+static int verbs_op_status (enum ibv_wc_status status)
+{
+    if (IBV_WC_SUCCESS == status) {
+        return OPAL_SUCCESS;
+    }
+    return IBV_WC_REM_ACCESS_ERR == status || IBV_WC_REM_INV_REQ_ERR == status ? OPAL_ERR_PERM : OPAL_ERR_UNREACH;
+}
+
 static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_wc *wc)
 {
     if (wc->wr_id & MCA_BTL_RWV_VERBS_RECV_TAG) {
@@ -374,8 +382,7 @@ static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_w
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: operation failed: %s", rail->super.name, ibv_wc_status_str (wc->status));
     }
-    mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) (uintptr_t) wc->wr_id,
-                           IBV_WC_SUCCESS == wc->status ? OPAL_SUCCESS : OPAL_ERR_UNREACH);
+    mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) (uintptr_t) wc->wr_id, verbs_op_status (wc->status));
 }
 
 static int verbs_poll_completions (mca_btl_rwv_rail_t *r)
