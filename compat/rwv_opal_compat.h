@@ -42,7 +42,7 @@
 #include "opal/mca/btl/btl.h"
 
 /* osc/rdma computes wrong results when it sends accumulates through a
- * BTL's atomics: 4.1.0 to 4.1.4 unpack MPI_Get_accumulate's fetched values
+ * BTL's atomics: 4.x before 4.1.5 (4.1.0 to 4.1.4 checked) unpack MPI_Get_accumulate's fetched values
  * from the end of the buffer for derived datatypes (fixed in 4.1.5); 5.0.7
  * gets MPI_BXOR, BOR, LAND, LOR and LXOR wrong (stock btl/sm shows the
  * same values; test_onesided_verify's accumulate check).  btl_rwv_osc.c

@@ -96,7 +96,8 @@ static int rwv_register (void)
 
     rwv_register_string ("provider_include",
         "Comma-separated libfabric providers to use for rails (default: every provider "
-        "offering RMA on connected endpoints: tcp, verbs). Mutually exclusive with "
+        "offering RMA on connected endpoints; with btl_rwv_backend auto in a build with native "
+        "verbs, tcp only, the native rails serving RDMA ports). Mutually exclusive with "
         "btl_rwv_provider_exclude", "", &c->provider_include);
     rwv_register_string ("provider_exclude",
         "Comma-separated libfabric providers never to use (sockets hangs with libfabric 1.17)",
@@ -118,7 +119,8 @@ static int rwv_register (void)
         "does (about 1 MiB per large ring with 16 slots); btl_rwv_eager_limit follows it unless set",
         MCA_BTL_RWV_DEFAULT_SLOT_SIZE, &c->eager_slot_size);
     rwv_register_string ("eager_mode",
-        "How a receiver sees an eager message arrive: poll (watch the sequence word at the "
+        "How a receiver sees an eager message arrive in a large ring (a cold peer's small ring "
+        "always uses cq): poll (watch the sequence word at the "
         "end of the next slot; needs in-order data placement), cq (the write carries "
         "immediate data and the receiver waits for its completion event; correct without "
         "in-order placement) or auto (poll where the provider places data in order, else cq)",

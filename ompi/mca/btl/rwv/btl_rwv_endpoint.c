@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -201,15 +202,21 @@ static double mca_btl_rwv_endpoint_best_bandwidth (const mca_btl_rwv_endpoint_t 
 static void mca_btl_rwv_ring_unavailable (const mca_btl_rwv_conn_t *conn, const char *what)
 {
     const mca_btl_rwv_slots_t *own = &conn->local.own;
+    size_t bytes = conn->local.ring_bytes;
+    char size[32];
     static bool said;
 
     if (said) {
         return;
     }
     said = true;
+    if (bytes < (1 << 20)) {
+        snprintf (size, sizeof (size), "%zu bytes", bytes);
+    } else {
+        snprintf (size, sizeof (size), "%.1f MiB", (double) bytes / (1 << 20));
+    }
     opal_show_help ("help-mpi-btl-rwv.txt", "no ring", true, OPAL_PROC_MY_HOSTNAME,
-                    mca_btl_rwv_peer_host (conn->endpoint), conn->rail->name, what,
-                    (double) conn->local.ring_bytes / (1 << 20), own->slots, own->slot_size,
+                    mca_btl_rwv_peer_host (conn->endpoint), conn->rail->name, what, size, own->slots, own->slot_size,
                     conn->local.tiered ? "btl_rwv_cold_slots" : "btl_rwv_eager_slots",
                     conn->local.tiered ? "btl_rwv_cold_slot_size" : "btl_rwv_eager_slot_size");
 }

@@ -82,7 +82,7 @@ void mca_btl_rwv_pvars_register (void)
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_LEVEL, MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL,
         MCA_BASE_VAR_BIND_NO_OBJECT, flags, rwv_pvar_peers_connected, NULL, NULL, NULL);
     (void) mca_base_component_pvar_register (component, "hot_peers",
-        "Connections whose peer writes into a hot (large) ring now, every rail (at most btl_rwv_hot_peers per rail)",
+        "Hot (large) rings given to a peer, every rail, a peer still moving in or out included (at most btl_rwv_hot_peers per rail)",
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_LEVEL, MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL,
         MCA_BASE_VAR_BIND_NO_OBJECT, flags, rwv_pvar_hotset, NULL, NULL, (void *) 0);
     (void) mca_base_component_pvar_register (component, "promotions",
