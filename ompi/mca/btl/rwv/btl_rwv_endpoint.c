@@ -383,6 +383,16 @@ mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
     return NULL;
 }
 
+/* Closed: what the rail's connections share goes back at once, so other
+ * peers do not wait for this one to reconnect (the transport writes no
+ * more into them): the hot ring it had or was offered, and the read
+ * buffer of a message it sent. */
+static void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_hotset_release (conn);
+    mca_btl_rwv_fetch_done (conn);
+}
+
 void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
@@ -394,6 +404,7 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
     }
     mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_FAILED);
     conn->rail->ops->disconnect (conn);
+    mca_btl_rwv_conn_drop_shared (conn);
     if (mca_btl_rwv_endpoint_has_live_rail (endpoint, NULL)) {
         mca_btl_rwv_conn_rejoin_later (conn);
         mca_btl_rwv_rail_failed (conn, why);
@@ -451,14 +462,18 @@ void mca_btl_rwv_conn_closed (mca_btl_rwv_conn_t *conn)
         return;
     }
     conn->rail->ops->disconnect (conn);
+    mca_btl_rwv_conn_drop_shared (conn);
     mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
 }
 
-void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, uint32_t imm)
+void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, mca_btl_rwv_conn_t *from, uint32_t imm)
 {
     mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&mca_btl_rwv_component.module->conns, imm >> 16);
 
-    if (NULL != conn) {
+    /* the id is the writer's word: where the transport names the
+     * connection, only that one; else one of this rail (a look at a ring
+     * that holds nothing new costs nothing else) */
+    if (NULL != conn && conn->rail == rail && (NULL == from || from == conn)) {
         conn->local.imm_seen++;
         if (conn->poll_index < 0) {
             /* a cold ring's arrival: only now does progress look at it */
@@ -537,8 +552,7 @@ static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
     OBJ_DESTRUCT(&conn->replay.unacked);
     mca_btl_rwv_conn_confirm_puts (conn, UINT64_MAX);
     OBJ_DESTRUCT(&conn->kept_puts);
-    mca_btl_rwv_hotset_release (conn);
-    mca_btl_rwv_fetch_abandon (conn);
+    mca_btl_rwv_conn_drop_shared (conn);
     conn->rail->ops->mr_dereg (conn->rail, conn->local.ring_mr);
     opal_pointer_array_set_item (&module->conns, conn->id, NULL);
     if (conn->poll_index >= 0) {

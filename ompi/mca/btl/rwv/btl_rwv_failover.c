@@ -128,7 +128,7 @@ void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why)
     OBJ_CONSTRUCT(&queued, opal_list_t);
     opal_list_join (&queued, opal_list_get_end (&queued), &conn->pending);
     while (NULL != (frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&queued))) {
-        if (OPAL_SUCCESS != mca_btl_rwv_endpoint_send_frag (endpoint, frag)) {
+        if (mca_btl_rwv_frag_stays_on_conn (frag) || OPAL_SUCCESS != mca_btl_rwv_endpoint_send_frag (endpoint, frag)) {
             mca_btl_rwv_frag_complete (frag, OPAL_ERR_UNREACH);
         }
     }

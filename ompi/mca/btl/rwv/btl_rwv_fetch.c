@@ -112,7 +112,6 @@ static void rwv_fetch_broken (mca_btl_rwv_conn_t *conn)
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
 
     MCA_BTL_RWV_LOCK(module);
-    mca_btl_rwv_fetch_done (conn);
     mca_btl_rwv_conn_failed (conn, "the read of a message it sent failed");
     MCA_BTL_RWV_UNLOCK(module);
 }
@@ -154,25 +153,22 @@ const char *mca_btl_rwv_fetch_poll (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_
     return NULL;
 }
 
+/* A read still out (the connection went, or the peer rewrote the FETCH
+ * slot under it) may yet write into the buffer: it is left to the read,
+ * freed when that completes, and the rail's next FETCH gets a new one. */
 void mca_btl_rwv_fetch_done (mca_btl_rwv_conn_t *conn)
 {
     rwv_bounce_t *bounce = rwv_bounce[conn->rail->index];
 
     if (NULL != bounce && bounce->owner == conn) {
-        bounce->owner = NULL;
+        if (bounce->done) {
+            bounce->owner = NULL;
+        } else {
+            bounce->orphaned = true;
+            rwv_bounce[conn->rail->index] = NULL;
+        }
     }
     conn->local.fetching = false;
-}
-
-void mca_btl_rwv_fetch_abandon (mca_btl_rwv_conn_t *conn)
-{
-    rwv_bounce_t *bounce = rwv_bounce[conn->rail->index];
-
-    if (NULL != bounce && bounce->owner == conn && !bounce->done) {
-        bounce->orphaned = true;  /* the transport may still write into it */
-        rwv_bounce[conn->rail->index] = NULL;
-    }
-    mca_btl_rwv_fetch_done (conn);
 }
 
 void mca_btl_rwv_fetch_fini (void)

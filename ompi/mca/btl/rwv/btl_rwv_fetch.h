@@ -19,10 +19,9 @@ struct mca_btl_rwv_conn_t;
  * connection broke under fails the connection itself. */
 const char *mca_btl_rwv_fetch_poll (struct mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr,
                                     void **payload, size_t *len);
-/* The message read has been consumed: the buffer is free again. */
+/* The message read has been consumed, or the connection goes: the
+ * buffer is free again (a read still out is left to finish alone). */
 void mca_btl_rwv_fetch_done (struct mca_btl_rwv_conn_t *conn);
-/* The connection goes: a read it may still have out is left to finish alone. */
-void mca_btl_rwv_fetch_abandon (struct mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_fetch_fini (void);
 
 #endif /* MCA_BTL_RWV_FETCH_H */

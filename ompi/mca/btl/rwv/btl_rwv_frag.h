@@ -99,11 +99,17 @@ typedef struct mca_btl_rwv_piece_t {
 } mca_btl_rwv_piece_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_piece_t);
 
+/* A RING message names a ring of the connection it goes on
+ * (btl_rwv_hotset.c): it is never kept for replay nor moved to another
+ * rail; a failing connection drops it with the hot ring it offered. */
+static inline bool mca_btl_rwv_frag_stays_on_conn (const mca_btl_rwv_frag_t *frag)
+{
+    return MCA_BTL_RWV_TAG_RING == frag->tag;
+}
+
 int mca_btl_rwv_frag_init (opal_free_list_item_t *item, void *ctx);
 mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags);
 void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag);
-/* The send finished (status) or failed: tell the PML (once) if it asked,
- * recycle when nobody holds it any more. */
 /* The BTL's descriptor calls (ob1 allocates, fills, frees send descriptors) */
 mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,
                                                          struct mca_btl_base_endpoint_t *endpoint,
@@ -113,6 +119,8 @@ mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t *btl,
                                                     struct mca_btl_base_endpoint_t *endpoint,
                                                     opal_convertor_t *convertor, uint8_t order,
                                                     size_t reserve, size_t *size, uint32_t flags);
+/* The send finished (status) or failed: tell the PML (once) if it asked,
+ * recycle when nobody holds it any more. */
 void mca_btl_rwv_frag_complete (mca_btl_rwv_frag_t *frag, int status);
 /* Tell the PML the outcome (once); true if the frag is the PML's to free. */
 bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status);

@@ -75,7 +75,7 @@ static const mca_btl_rwv_cm_data_t *mca_btl_rwv_cm_check (const void *data, size
 static void mca_btl_rwv_conn_reset (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_hotset_release (conn);
-    mca_btl_rwv_fetch_abandon (conn);
+    mca_btl_rwv_fetch_done (conn);
     memset (conn->local.ring, 0, conn->local.ring_bytes);
     conn->local.recv_seq = conn->local.imm_seen = conn->local.imm_used = conn->local.credits_reported = 0;
     conn->peer.send_seq = conn->peer.consumed = 0;

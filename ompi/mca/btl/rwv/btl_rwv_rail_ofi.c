@@ -424,7 +424,7 @@ static int ofi_poll_cq (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
     }
     for (ssize_t i = 0 ; i < n ; ++i) {
         if (entries[i].flags & FI_REMOTE_CQ_DATA) {
-            mca_btl_rwv_conn_remote_data (&rail->super, (uint32_t) entries[i].data);
+            mca_btl_rwv_conn_remote_data (&rail->super, NULL, (uint32_t) entries[i].data);
         } else if (NULL != entries[i].op_context) {
             mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) entries[i].op_context, OPAL_SUCCESS);
         }

@@ -371,7 +371,7 @@ static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_w
 
         if (IBV_WC_SUCCESS == wc->status && NULL != vqp->conn) {
             (void) verbs_post_recvs (vqp, 1);
-            mca_btl_rwv_conn_remote_data (&rail->super, ntohl (wc->imm_data));
+            mca_btl_rwv_conn_remote_data (&rail->super, vqp->conn, ntohl (wc->imm_data));
         }
         return;
     }

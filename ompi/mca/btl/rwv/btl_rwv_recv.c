@@ -182,7 +182,8 @@ static const char *mca_btl_rwv_conn_consume (mca_btl_rwv_conn_t *conn, const mca
         return problem;
     }
     if (MCA_BTL_RWV_TAG_RING == hdr->tag) {
-        return mca_btl_rwv_hotset_receive (conn, payload, len);
+        return (hdr->flags & MCA_BTL_RWV_HDR_FLAG_REPLAY) ? "a ring change replayed from another rail" :
+            mca_btl_rwv_hotset_receive (conn, payload, len);
     }
     if (mca_btl_rwv_tag_is_ours (hdr->tag)) {
         return mca_btl_rwv_atomic_receive (conn, hdr->tag, payload, len);
@@ -245,7 +246,8 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
     bool fetched = false;
     int count = 0;
 
-    while (NULL != (slot_hdr = mca_btl_rwv_next_arrival (conn))) {
+    /* an upcall may fail this connection (a send of the PML's on it) */
+    while (MCA_BTL_RWV_CONN_CONNECTED == conn->state && NULL != (slot_hdr = mca_btl_rwv_next_arrival (conn))) {
         mca_btl_rwv_eager_hdr_t hdr = *slot_hdr;
         const char *problem;
         void *payload;

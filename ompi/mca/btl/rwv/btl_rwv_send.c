@@ -239,7 +239,7 @@ static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t 
         return rc;
     }
     mca_btl_rwv_sent (conn);
-    if (fetched || conn->endpoint->num_rails > 1) {
+    if ((fetched || conn->endpoint->num_rails > 1) && !mca_btl_rwv_frag_stays_on_conn (frag)) {
         mca_btl_rwv_conn_retain (conn, frag);
     }
     return OPAL_SUCCESS;
@@ -458,9 +458,12 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
         conn = mca_btl_rwv_endpoint_conn (endpoint);
     }
     if (NULL != conn && mca_btl_rwv_can_write_now (conn)) {
-        bool small = MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->rail->inject_size;
+        /* a peer's slot may be smaller than our eager limit (a cold ring, or
+         * another eager_slot_size): what does not fit goes as a frag, read by the peer */
+        bool fits = mca_btl_rwv_fits_slot (conn, len);
+        bool small = fits && MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->rail->inject_size;
 
-        if (NULL != conn->peer.ring) {
+        if (NULL != conn->peer.ring && fits) {
             mca_btl_rwv_store_packed (conn, convertor, header, header_size, payload_size, tag);
             rc = OPAL_SUCCESS;
         } else if (small && endpoint->num_rails <= 1) {
