@@ -143,6 +143,25 @@ static void rwv_hot_unavailable (const mca_btl_rwv_rail_t *rail, const char *wha
                          rail->name, rwv_hot_ring_bytes (), what, rwv_hot.allocated[rail->index]);
 }
 
+/* A ring given back keeps no key its last owner knew: registered anew
+ * before it goes to the next owner, the old registration dropped, so a
+ * peer demoted or gone cannot write into another's messages.  Promotions
+ * are rare (btl_rwv_promote_after), so the registration costs little. */
+static bool rwv_hot_rekey (mca_btl_rwv_rail_t *rail, mca_btl_rwv_hot_ring_t *ring)
+{
+    void *mr, *desc;
+    uint64_t rkey;
+
+    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, ring->base, rwv_hot_ring_bytes (), &mr, &desc, &rkey)) {
+        rwv_hot_unavailable (rail, "registered again");
+        return false;
+    }
+    rail->ops->mr_dereg (rail, ring->mr);
+    ring->mr = mr;
+    ring->rkey = rkey;
+    return true;
+}
+
 /* A free hot ring of RAIL: one given back, else a new one while the set
  * has room; NULL if neither. */
 static mca_btl_rwv_hot_ring_t *rwv_hot_take (mca_btl_rwv_rail_t *rail)
@@ -153,7 +172,7 @@ static mca_btl_rwv_hot_ring_t *rwv_hot_take (mca_btl_rwv_rail_t *rail)
 
     for (int i = 0 ; i < rwv_hot.allocated[r] ; ++i) {
         if (NULL == rwv_hot.rings[r][i].owner) {
-            return &rwv_hot.rings[r][i];
+            return rwv_hot_rekey (rail, &rwv_hot.rings[r][i]) ? &rwv_hot.rings[r][i] : NULL;
         }
     }
     if (rwv_hot.allocated[r] == cap ||
