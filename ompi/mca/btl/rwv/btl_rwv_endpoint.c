@@ -264,7 +264,7 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
         return NULL;
     }
     conn->meter.bandwidth = rail->bandwidth > 0 ? rail->bandwidth : mca_btl_rwv_endpoint_best_bandwidth (endpoint);
-    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->local.ring, conn->local.ring_bytes, &conn->local.ring_mr, &desc,
+    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->local.ring, conn->local.ring_bytes, MCA_BTL_RWV_ACCESS_OWN_RING, &conn->local.ring_mr, &desc,
                                            &conn->local.ring_rkey)) {
         mca_btl_rwv_ring_unavailable (conn, "registering");
         mca_btl_rwv_ring_free (conn->local.ring);

@@ -72,7 +72,7 @@ static rwv_bounce_t *rwv_bounce_get (mca_btl_rwv_rail_t *rail)
         free (bounce);
         return NULL;
     }
-    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, bounce->buf, mca_btl_rwv_max_payload (), &bounce->mr, &bounce->desc,
+    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, bounce->buf, mca_btl_rwv_max_payload (), MCA_BTL_RWV_ACCESS_READ_INTO, &bounce->mr, &bounce->desc,
                                            &rkey)) {
         free (bounce->buf);
         free (bounce);

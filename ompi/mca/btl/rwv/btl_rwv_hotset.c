@@ -152,7 +152,7 @@ static bool rwv_hot_rekey (mca_btl_rwv_rail_t *rail, mca_btl_rwv_hot_ring_t *rin
     void *mr, *desc;
     uint64_t rkey;
 
-    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, ring->base, rwv_hot_ring_bytes (), &mr, &desc, &rkey)) {
+    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, ring->base, rwv_hot_ring_bytes (), MCA_BTL_RWV_ACCESS_PEER_WRITES, &mr, &desc, &rkey)) {
         rwv_hot_unavailable (rail, "registered again");
         return false;
     }
@@ -185,7 +185,7 @@ static mca_btl_rwv_hot_ring_t *rwv_hot_take (mca_btl_rwv_rail_t *rail)
         rwv_hot_unavailable (rail, "allocated");
         return NULL;
     }
-    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, ring->base, rwv_hot_ring_bytes (), &ring->mr, &desc, &ring->rkey)) {
+    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, ring->base, rwv_hot_ring_bytes (), MCA_BTL_RWV_ACCESS_PEER_WRITES, &ring->mr, &desc, &ring->rkey)) {
         free (ring->base);
         ring->base = NULL;
         rwv_hot_unavailable (rail, "registered");

@@ -67,7 +67,7 @@ static int mca_btl_rwv_reg_mem (void *reg_data, void *base, size_t size, mca_rca
     for (i = 0 ; i < module->num_rails ; ++i) {
         mca_btl_rwv_rail_t *rail = module->rails[i];
 
-        rc = rail->ops->mr_reg (rail, base, size, &reg->mr[i], &reg->desc[i], &reg->handle.rkey[i]);
+        rc = rail->ops->mr_reg (rail, base, size, MCA_BTL_RWV_ACCESS_RDMA, &reg->mr[i], &reg->desc[i], &reg->handle.rkey[i]);
         if (OPAL_SUCCESS != rc) {
             while (i-- > 0) {
                 module->rails[i]->ops->mr_dereg (module->rails[i], reg->mr[i]);

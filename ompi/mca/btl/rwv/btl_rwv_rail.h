@@ -53,6 +53,15 @@ static inline void mca_btl_rwv_op_report (mca_btl_rwv_op_t *op, int status)
 
 typedef struct mca_btl_rwv_rail_t mca_btl_rwv_rail_t;
 
+/* What a registration lets the transport do, no more: a key a peer holds
+ * (or guesses) opens only what the memory is for. */
+typedef enum {
+    MCA_BTL_RWV_ACCESS_READ_INTO,     /* the local buffer a read lands in; no peer access */
+    MCA_BTL_RWV_ACCESS_PEER_WRITES,   /* a hot ring: peers write into it */
+    MCA_BTL_RWV_ACCESS_OWN_RING,      /* a connection's ring: written, and its tail read by flush markers */
+    MCA_BTL_RWV_ACCESS_RDMA,          /* the PML's and osc's memory: put, get, messages read from it */
+} mca_btl_rwv_access_t;
+
 typedef struct mca_btl_rwv_rail_ops_t {
     /* connections: connect to a peer, answer a request the backend reported
      * through mca_btl_rwv_conn_request(); cm_data travels with them */
@@ -77,9 +86,9 @@ typedef struct mca_btl_rwv_rail_ops_t {
     int (*read) (struct mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc,
                  uint64_t raddr, uint64_t rkey, mca_btl_rwv_op_t *op);
 
-    /* memory registration for remote access on this rail */
-    int (*mr_reg) (mca_btl_rwv_rail_t *rail, void *base, size_t len, void **mr, void **desc,
-                   uint64_t *rkey);
+    /* memory registration on this rail, for ACCESS only */
+    int (*mr_reg) (mca_btl_rwv_rail_t *rail, void *base, size_t len, mca_btl_rwv_access_t access, void **mr,
+                   void **desc, uint64_t *rkey);
     void (*mr_dereg) (mca_btl_rwv_rail_t *rail, void *mr);
 
     /* poll completions, calling op->complete and mca_btl_rwv_conn_remote_data;

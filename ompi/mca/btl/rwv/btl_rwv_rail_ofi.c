@@ -288,14 +288,20 @@ static int ofi_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc
 
 /* ------------------------------------------------------------ memory */
 
-static int ofi_mr_reg (mca_btl_rwv_rail_t *r, void *base, size_t len, void **mr, void **desc, uint64_t *rkey)
+static int ofi_mr_reg (mca_btl_rwv_rail_t *r, void *base, size_t len, mca_btl_rwv_access_t what, void **mr,
+                       void **desc, uint64_t *rkey)
 {
+    static const uint64_t access[] = {
+        [MCA_BTL_RWV_ACCESS_READ_INTO] = FI_READ,
+        [MCA_BTL_RWV_ACCESS_PEER_WRITES] = FI_REMOTE_WRITE,
+        [MCA_BTL_RWV_ACCESS_OWN_RING] = FI_REMOTE_WRITE | FI_REMOTE_READ,
+        [MCA_BTL_RWV_ACCESS_RDMA] = FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE,
+    };
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
-    const uint64_t access = FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
     struct fid_mr *fmr;
     int rc;
 
-    rc = fi_mr_reg (rail->domain, base, len, access, 0, rail->prov_key ? 0 : rail->next_key++, 0, &fmr, NULL);
+    rc = fi_mr_reg (rail->domain, base, len, access[what], 0, rail->prov_key ? 0 : rail->next_key++, 0, &fmr, NULL);
     if (0 != rc) {
         opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: registering %zu bytes failed: %s", r->name, len, fi_strerror (-rc));

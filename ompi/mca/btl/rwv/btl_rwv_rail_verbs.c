@@ -247,10 +247,17 @@ static int verbs_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *de
     return verbs_post (conn, IBV_WR_RDMA_READ, buf, len, ((struct ibv_mr *) desc)->lkey, 0, raddr, rkey, 0, op);
 }
 
-static int verbs_mr_reg (mca_btl_rwv_rail_t *r, void *base, size_t len, void **mr, void **desc, uint64_t *rkey)
+static int verbs_mr_reg (mca_btl_rwv_rail_t *r, void *base, size_t len, mca_btl_rwv_access_t what, void **mr,
+                         void **desc, uint64_t *rkey)
 {
-    struct ibv_mr *ibmr = ibv_reg_mr (verbs_rail (r)->pd, base, len, IBV_ACCESS_LOCAL_WRITE |
-                                      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+    /* rwv's atomics run on the target's CPU: no registration needs remote atomics */
+    static const int access[] = {
+        [MCA_BTL_RWV_ACCESS_READ_INTO] = IBV_ACCESS_LOCAL_WRITE,
+        [MCA_BTL_RWV_ACCESS_PEER_WRITES] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+        [MCA_BTL_RWV_ACCESS_OWN_RING] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+        [MCA_BTL_RWV_ACCESS_RDMA] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+    };
+    struct ibv_mr *ibmr = ibv_reg_mr (verbs_rail (r)->pd, base, len, access[what]);
 
     if (NULL == ibmr) {
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
