@@ -29,6 +29,8 @@ crashed () { grep -q -i -e 'segmentation fault' -e 'signal 11' -e 'core dumped' 
 
 # 1. one node, the loopback rail (single copies off so puts use it too):
 #   one_rail_fault FAULT WHAT EXPECTED-HEADLINE EXPECTED-REASON [mca-args...]
+# (the reason as the help message gives it: Open MPI 4.1.4 loses one now
+# and then, and the run is tried again until it is there)
 malformed='received a malformed message from host'
 one_rail_fault () {
     local fault=$1 what=$2 headline=$3 reason=$4 rc
@@ -55,7 +57,7 @@ one_rail_fault ring_size "a ring change naming 1 GiB slots" "$malformed" "a ring
 one_rail_fault fetch_len "a FETCH claiming 4 GiB" "$malformed" "a message to be read that is longer than any eager message" \
     --mca btl_rwv_hot_peers 0
 one_rail_fault fetch_addr "a FETCH naming memory 1 GiB past its buffer (the sender's tcp provider refuses the read by closing the connection)" \
-    "could not keep a connection to host" "the read of a message it sent failed" --mca btl_rwv_hot_peers 0 \
+    "could not keep a connection to host" "reason: *the read of a message it sent failed" --mca btl_rwv_hot_peers 0 \
     --mca orte_base_help_aggregate 0
 
 # 2. two emulated nodes, two rails: the other rail carries on
