@@ -233,12 +233,8 @@ int mca_btl_rwv_flush (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_
 
 /* btl_rwv_component.c */
 double mca_btl_rwv_now (void);
-void mca_btl_rwv_register_int (const char *name, const char *desc, int value, int *storage);
-/* Was btl_rwv_NAME left at its default (not set by the user)? */
-bool mca_btl_rwv_param_is_default (const char *name);
+/* Tests only (RWV_TEST_FAULT): true once, when this process is to commit FAULT. */
 bool mca_btl_rwv_test_fault_now (mca_btl_rwv_test_fault_t fault);
-/* Say a parameter's value is wrong and why (show_help); returns false. */
-bool mca_btl_rwv_invalid (const char *param, const char *value, const char *why);
 
 
 /* btl_rwv_osc.c: osc/rdma's parameters, set at the first add_procs */

@@ -41,6 +41,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_hotset.h"
+#include "btl_rwv_params.h"
 #include "btl_rwv_progress.h"
 #include "btl_rwv_send.h"
 
