@@ -57,6 +57,30 @@ if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
         "no RDMA device was found"
 fi
 
+# processes given different slot sizes: rank 1 takes eager messages of at
+# most 4096 bytes, rank 0 sends up to 64 KiB; rwv says so at start-up and
+# does not reach rank 1 from rank 0 (never a malformed message later)
+# (set by rank, not by a second app context: Open MPI 5.0.7's mpirun
+# crashes on those here)
+differ=(-np 2 bash -c '[ "$OMPI_COMM_WORLD_RANK" = 1 ] && export OMPI_MCA_btl_rwv_eager_slot_size=4128; exec "$0" "$@"'
+        "$bin" -m 65536)
+out=$(RWV_EXPECT="cannot reach process" run_keeping_help "$err" timeout 60 mpirun --mca btl self,vader,tcp,rwv "${differ[@]}")
+rc=$?
+if [ "$rc" -eq 0 ] && echo "$out" | grep -q '^ok - ping-pong' && grep -q "cannot reach process" "$err" &&
+   ! grep -q "malformed" "$err"; then
+    echo "ok - eager slot sizes that differ between processes: clear message at start-up, and the job runs on the other BTLs"
+else
+    echo "not ok - eager slot sizes that differ, with other BTLs: exit $rc"; tail -5 "$err"; fail=1
+fi
+out=$(RWV_EXPECT="cannot reach process" run_keeping_help "$err" timeout 60 mpirun --mca btl self,rwv "${differ[@]}")
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "cannot reach process" "$err" && grep -q "btl_rwv_eager_slot_size - 32" "$err" &&
+   ! grep -q "malformed" "$err"; then
+    echo "ok - eager slot sizes that differ between processes: with rwv the only network BTL the job stops with that message"
+else
+    echo "not ok - eager slot sizes that differ, rwv alone: exit $rc"; tail -5 "$err"; fail=1
+fi
+
 # rings of 56 MiB (900 slots) under an address-space limit on the ranks
 # that lets MPI_Init through but not the ring: rwv says what it could not
 # allocate and how to fix it, no crash.  One malloc arena per process keeps

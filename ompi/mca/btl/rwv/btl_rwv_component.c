@@ -101,20 +101,20 @@ static int rwv_modex_send (void)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     struct {
-        uint8_t secret[MCA_BTL_RWV_SECRET_BYTES];
+        mca_btl_rwv_modex_t head;
         mca_btl_rwv_rail_addr_t addrs[MCA_BTL_RWV_MAX_RAILS];
-    } blob;
+    } blob = {.head = {.max_eager = (uint32_t) mca_btl_rwv_max_payload ()}};
     int rc;
 
     if (OPAL_SUCCESS != (rc = mca_btl_rwv_auth_init ())) {
         return rc;
     }
-    memcpy (blob.secret, mca_btl_rwv_auth_secret (), sizeof (blob.secret));
+    memcpy (blob.head.secret, mca_btl_rwv_auth_secret (), sizeof (blob.head.secret));
     for (int i = 0 ; i < module->num_rails ; ++i) {
         blob.addrs[i] = module->rails[i]->addr;
     }
     OPAL_MODEX_SEND(rc, RWV_MODEX_GLOBAL, &mca_btl_rwv_component.super.btl_version, &blob,
-                    sizeof (blob.secret) + module->num_rails * sizeof (blob.addrs[0]));
+                    sizeof (blob.head) + module->num_rails * sizeof (blob.addrs[0]));
     return rc;
 }
 

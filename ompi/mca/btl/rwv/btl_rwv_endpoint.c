@@ -126,10 +126,31 @@ static int mca_btl_rwv_choose_rails (mca_btl_rwv_endpoint_t *endpoint)
     return endpoint->num_rails;
 }
 
-/* The peer's modex: its secret, then its rail addresses. */
+/* Our eager messages must fit the peer's slots: a job whose processes
+ * were given different slot sizes is told so here, once, not by a
+ * malformed message later. */
+static bool mca_btl_rwv_peer_takes_our_eager (const mca_btl_rwv_endpoint_t *endpoint, uint32_t peer_max)
+{
+    size_t ours = mca_btl_rwv_component.module->super.btl_eager_limit;
+    static bool said;
+
+    if (ours <= peer_max) {
+        return true;
+    }
+    if (!said) {
+        said = true;
+        opal_show_help ("help-mpi-btl-rwv.txt", "eager sizes differ", true, OPAL_PROC_MY_HOSTNAME,
+                        OPAL_NAME_PRINT(endpoint->proc->proc_name), mca_btl_rwv_peer_host (endpoint), ours,
+                        peer_max);
+    }
+    return false;
+}
+
+/* The peer's modex (mca_btl_rwv_modex_t, then its rail addresses). */
 static int mca_btl_rwv_endpoint_modex (mca_btl_rwv_endpoint_t *endpoint)
 {
     const size_t addr_size = sizeof (mca_btl_rwv_rail_addr_t);
+    mca_btl_rwv_modex_t head;
     uint8_t *data;
     size_t size;
     int rc;
@@ -138,18 +159,19 @@ static int mca_btl_rwv_endpoint_modex (mca_btl_rwv_endpoint_t *endpoint)
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
-    if (size < MCA_BTL_RWV_SECRET_BYTES || 0 != (size - MCA_BTL_RWV_SECRET_BYTES) % addr_size) {
+    if (size < sizeof (head) || 0 != (size - sizeof (head)) % addr_size) {
         free (data);
         return OPAL_ERR_BAD_PARAM; /* another version of rwv */
     }
-    memcpy (endpoint->peer_secret, data, MCA_BTL_RWV_SECRET_BYTES);
-    endpoint->num_peer_rails = (int) ((size - MCA_BTL_RWV_SECRET_BYTES) / addr_size);
+    memcpy (&head, data, sizeof (head));
+    memcpy (endpoint->peer_secret, head.secret, MCA_BTL_RWV_SECRET_BYTES);
+    endpoint->num_peer_rails = (int) ((size - sizeof (head)) / addr_size);
     if (endpoint->num_peer_rails > MCA_BTL_RWV_MAX_RAILS) {
         endpoint->num_peer_rails = MCA_BTL_RWV_MAX_RAILS;
     }
-    memcpy (endpoint->peer_rails, data + MCA_BTL_RWV_SECRET_BYTES, endpoint->num_peer_rails * addr_size);
+    memcpy (endpoint->peer_rails, data + sizeof (head), endpoint->num_peer_rails * addr_size);
     free (data);
-    return OPAL_SUCCESS;
+    return mca_btl_rwv_peer_takes_our_eager (endpoint, head.max_eager) ? OPAL_SUCCESS : OPAL_ERR_BAD_PARAM;
 }
 
 mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (opal_proc_t *proc, bool create)

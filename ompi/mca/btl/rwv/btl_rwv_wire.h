@@ -111,6 +111,16 @@ typedef struct mca_btl_rwv_ring_msg_t {
     uint8_t reserved[3];
 } mca_btl_rwv_ring_msg_t;
 
+/* ------------------------------------------------------------ the modex */
+
+/* What a process publishes through the runtime (never over a rail),
+ * followed by one mca_btl_rwv_rail_addr_t per rail. */
+typedef struct mca_btl_rwv_modex_t {
+    uint8_t secret[MCA_BTL_RWV_SECRET_BYTES]; /* btl_rwv_auth.h */
+    uint32_t max_eager;        /* the longest eager message it takes (btl_rwv_eager_slot_size - 32) */
+    uint32_t reserved;         /* keeps the addresses 8-byte aligned */
+} mca_btl_rwv_modex_t;
+
 /* ------------------------------------------------------------ connection data */
 
 /* Exchanged in the connect request and in the accept; at most 56 bytes,
