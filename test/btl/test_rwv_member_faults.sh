@@ -64,10 +64,19 @@ one_rail_fault fetch_addr "a FETCH naming memory 1 GiB past its buffer (the send
 cluster_up 2 2 || exit $?
 n1=$(cluster_node_name 1)
 n2=$(cluster_node_name 2)
-out=$(RWV_EXPECT="a message longer than a ring slot" run_keeping_help "$err" timeout 300 bash -c \
-    '. "$0"; cluster_mpirun --mca mpi_yield_when_idle 1 --mca btl self,rwv \
-     -np 1 -H "$1" "$3" -n 200 : -np 1 -H "$2" -x RWV_TEST_FAULT=ring_len "$3" -n 200' \
-    "$(dirname "$0")/../cluster/cluster.sh" "$n1" "$n2" "$bin/test_stream_verify")
+# rank 0 on node 1, rank 1 on node 2 made to commit FAULT, both running
+# PROGRAM ARGS (stdout: the program's):
+#   RWV_EXPECT=PATTERN faulty_pair FAULT "MCA-ARGS" PROGRAM ARGS...
+faulty_pair () {
+    local fault=$1 mca=$2
+    shift 2
+    run_keeping_help "$err" timeout 300 bash -c \
+        '. "$0"; n1=$1 n2=$2 fault=$3 mca=$4; shift 4
+         cluster_mpirun --mca mpi_yield_when_idle 1 --mca btl self,rwv $mca \
+             -np 1 -H "$n1" "$@" : -np 1 -H "$n2" -x RWV_TEST_FAULT="$fault" "$@"' \
+        "$(dirname "$0")/../cluster/cluster.sh" "$n1" "$n2" "$fault" "$mca" "$@"
+}
+out=$(RWV_EXPECT="a message longer than a ring slot" faulty_pair ring_len "" "$bin/test_stream_verify" -n 200)
 rc=$?
 if [ "$rc" -eq 0 ] && ! crashed && echo "$out" | grep -q '^ok - .* 0 corrupted bytes' &&
    grep -q "received a malformed message from host $n2" "$err"; then
@@ -80,11 +89,8 @@ fi
 # read fails (the sender's transport closes that rail's connection), the
 # reader reports the rail lost to the sender, the FETCH is replayed on the
 # other rail (the sender keeps the buffer until the message is consumed)
-out=$(RWV_EXPECT="on host $n1 lost a rail to host $n2" run_keeping_help "$err" timeout 300 bash -c \
-    '. "$0"; cluster_mpirun --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_hot_peers 0 \
-     --mca orte_base_help_aggregate 0 \
-     -np 1 -H "$1" "$3" -n 200 : -np 1 -H "$2" -x RWV_TEST_FAULT=fetch_addr "$3" -n 200' \
-    "$(dirname "$0")/../cluster/cluster.sh" "$n1" "$n2" "$bin/test_stream_verify")
+out=$(RWV_EXPECT="on host $n1 lost a rail to host $n2" faulty_pair fetch_addr \
+    "--mca btl_rwv_hot_peers 0 --mca orte_base_help_aggregate 0" "$bin/test_stream_verify" -n 200)
 rc=$?
 if [ "$rc" -eq 0 ] && ! crashed && echo "$out" | grep -q '^ok - .* 0 corrupted bytes' &&
    grep -q "on host $n1 lost a rail to host $n2" "$err" && ! grep -q "$malformed" "$err"; then
@@ -94,10 +100,7 @@ else
 fi
 
 # 3. atomics outside the window: refused at the target, which lives
-out=$(RWV_EXPECT="refused a request from host $n2" run_keeping_help "$err" timeout 300 bash -c \
-    '. "$0"; cluster_mpirun --mca mpi_yield_when_idle 1 --mca btl self,rwv \
-     -np 1 -H "$1" "$3" -C -n 20 : -np 1 -H "$2" -x RWV_TEST_FAULT=atomic_addr "$3" -C -n 20' \
-    "$(dirname "$0")/../cluster/cluster.sh" "$n1" "$n2" "$bin/test_onesided_verify")
+out=$(RWV_EXPECT="refused a request from host $n2" faulty_pair atomic_addr "" "$bin/test_onesided_verify" -C -n 20)
 rc=$?
 if [ "$rc" -ne 124 ] && ! crashed && grep -q "refused a request from host $n2" "$err" &&
    grep -q 'an atomic at 0x' "$err"; then

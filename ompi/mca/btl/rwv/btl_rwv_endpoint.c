@@ -405,11 +405,7 @@ mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
     return NULL;
 }
 
-/* Closed: what the rail's connections share goes back at once, so other
- * peers do not wait for this one to reconnect (the transport writes no
- * more into them): the hot ring it had or was offered, and the read
- * buffer of a message it sent. */
-static void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn)
+void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_hotset_release (conn);
     mca_btl_rwv_fetch_done (conn);

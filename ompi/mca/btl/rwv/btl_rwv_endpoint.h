@@ -246,6 +246,11 @@ void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
 /* the peer's host name, for messages */
 const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint);
 void mca_btl_rwv_conn_set_state (mca_btl_rwv_conn_t *conn, mca_btl_rwv_conn_state_t state);
+/* Closed or starting afresh: what the rail's connections share goes back
+ * at once, so other peers do not wait for this one to reconnect (the
+ * transport writes no more into them): the hot ring it had or was
+ * offered, and the read buffer of a message it sent. */
+void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_check_timeouts (double now);
 
 /* Is a large ring on RAIL written with immediate data (btl_rwv_eager_mode)?

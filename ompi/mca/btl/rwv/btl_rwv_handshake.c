@@ -24,8 +24,6 @@
 #include "btl_rwv_frag.h"
 #include "btl_rwv_handshake.h"
 #include "btl_rwv_failover.h"
-#include "btl_rwv_fetch.h"
-#include "btl_rwv_hotset.h"
 #include "btl_rwv_send.h"
 
 static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_data_t *cm)
@@ -74,8 +72,7 @@ static const mca_btl_rwv_cm_data_t *mca_btl_rwv_cm_check (const void *data, size
  * counters from zero. */
 static void mca_btl_rwv_conn_reset (mca_btl_rwv_conn_t *conn)
 {
-    mca_btl_rwv_hotset_release (conn);
-    mca_btl_rwv_fetch_done (conn);
+    mca_btl_rwv_conn_drop_shared (conn);
     memset (conn->local.ring, 0, conn->local.ring_bytes);
     conn->local.recv_seq = conn->local.imm_seen = conn->local.imm_used = conn->local.credits_reported = 0;
     conn->peer.send_seq = conn->peer.consumed = 0;
