@@ -23,6 +23,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_fetch.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_recv.h"
 
 /* A rail's read buffer.  The op comes first: its completion finds the rest. */
 typedef struct rwv_bounce_t {
@@ -33,8 +34,7 @@ typedef struct rwv_bounce_t {
     void *desc;
     mca_btl_rwv_conn_t *owner;   /* whose message it holds or is reading, NULL: free */
     size_t len;
-    bool done;
-    int status;
+    bool done;                   /* read, and right: a failed read fails its connection */
     bool orphaned;               /* its connection went with the read out: freed when that completes */
 } rwv_bounce_t;
 
@@ -47,6 +47,27 @@ static void rwv_bounce_free (rwv_bounce_t *bounce)
     free (bounce);
 }
 
+/* A read refused by the peer's transport (OPAL_ERR_PERM) is the peer's
+ * malformed message.  Any other failure is the connection breaking under
+ * it (a link, a peer's death, or the libfabric tcp provider, which closes
+ * a connection whose peer reads memory it may not, and so cannot tell the
+ * two apart): the rail fails, the peer replays the message on another,
+ * and the rail may come back.  Decided here, as the completion arrives:
+ * the connection's close may be the next event progress sees. */
+static void rwv_fetch_failed (mca_btl_rwv_conn_t *conn, int status)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    MCA_BTL_RWV_LOCK(module);
+    if (OPAL_ERR_PERM == status) {
+        mca_btl_rwv_conn_malformed (conn, "a message to be read from memory it does not let us read");
+    } else {
+        mca_btl_rwv_conn_failed (conn, "the read of a message it sent failed");
+    }
+    mca_btl_rwv_fetch_done (conn);
+    MCA_BTL_RWV_UNLOCK(module);
+}
+
 static void rwv_bounce_complete (mca_btl_rwv_op_t *op, int status)
 {
     rwv_bounce_t *bounce = (rwv_bounce_t *) op;
@@ -55,8 +76,10 @@ static void rwv_bounce_complete (mca_btl_rwv_op_t *op, int status)
         rwv_bounce_free (bounce);
         return;
     }
-    bounce->status = status;
     bounce->done = true;
+    if (OPAL_SUCCESS != status) {
+        rwv_fetch_failed (bounce->owner, status);
+    }
 }
 
 static rwv_bounce_t *rwv_bounce_get (mca_btl_rwv_rail_t *rail)
@@ -91,7 +114,6 @@ static void rwv_fetch_start (mca_btl_rwv_conn_t *conn, rwv_bounce_t *bounce, con
     bounce->len = fetch->len;
     bounce->done = false;
     if (0 == fetch->len) {
-        bounce->status = OPAL_SUCCESS;
         bounce->done = true;
         return;
     }
@@ -99,21 +121,6 @@ static void rwv_fetch_start (mca_btl_rwv_conn_t *conn, rwv_bounce_t *bounce, con
                                                &bounce->op)) {
         bounce->owner = NULL;
     }
-}
-
-/* A read that failed without the peer's transport saying it refused the
- * memory: the connection broke under it (a link, a peer's death, or the
- * libfabric tcp provider, which closes a connection whose peer reads
- * memory it may not, and so cannot tell the two apart).  Not the peer's
- * fault that we know of: the rail fails, the peer replays the message on
- * another, and the rail may come back. */
-static void rwv_fetch_broken (mca_btl_rwv_conn_t *conn)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-
-    MCA_BTL_RWV_LOCK(module);
-    mca_btl_rwv_conn_failed (conn, "the read of a message it sent failed");
-    MCA_BTL_RWV_UNLOCK(module);
 }
 
 const char *mca_btl_rwv_fetch_poll (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr, void **payload,
@@ -129,13 +136,6 @@ const char *mca_btl_rwv_fetch_poll (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_
     }
     if (bounce->owner == conn) {
         if (!bounce->done) {
-            return NULL;
-        }
-        if (OPAL_ERR_PERM == bounce->status) {
-            return "a message to be read from memory it does not let us read";
-        }
-        if (OPAL_SUCCESS != bounce->status) {
-            rwv_fetch_broken (conn);
             return NULL;
         }
         *payload = bounce->buf;

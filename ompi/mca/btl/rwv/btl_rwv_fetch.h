@@ -15,8 +15,8 @@ struct mca_btl_rwv_conn_t;
 
 /* Receiver, at a FETCH message HDR (already checked): once the message
  * has been read, *PAYLOAD and *LEN say where it is; until then *PAYLOAD is
- * NULL.  Returns what was wrong with the message, or NULL; a read the
- * connection broke under fails the connection itself. */
+ * NULL.  Returns what was wrong with the message, or NULL; a read that
+ * fails fails its connection as its completion arrives. */
 const char *mca_btl_rwv_fetch_poll (struct mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr,
                                     void **payload, size_t *len);
 /* The message read has been consumed, or the connection goes: the
