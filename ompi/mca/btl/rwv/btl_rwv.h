@@ -23,6 +23,8 @@
 
 #include "opal_config.h"
 
+#include <pthread.h>
+
 #include "opal/class/opal_free_list.h"
 #include "opal/class/opal_hash_table.h"
 #include "opal/class/opal_list.h"
@@ -98,6 +100,22 @@ typedef enum {
     MCA_BTL_RWV_EAGER_RAIL_ROUND_ROBIN,  /* every live rail in turn */
 } mca_btl_rwv_eager_rail_t;
 
+/* The module lock without MPI threads (btl_rwv_lock.h): the application's
+ * thread counts how deep it is in, the connection thread says it wants in. */
+typedef struct mca_btl_rwv_gate_t {
+    volatile int32_t depth;          /* the application thread's lock nesting */
+    volatile int32_t cm_in;          /* the connection thread wants in, or is in */
+    bool fenced;                     /* no membarrier: a mutex for everyone while the thread runs */
+} mca_btl_rwv_gate_t;
+
+typedef struct mca_btl_rwv_cm_thread_t {
+    bool running;
+    pthread_t thread;
+    int epoll_fd;
+    int stop_fd;                     /* an eventfd: finalize wakes the thread to end it */
+    opal_list_t deferred;            /* events the application's thread must handle */
+} mca_btl_rwv_cm_thread_t;
+
 typedef struct mca_btl_rwv_module_t {
     mca_btl_base_module_t super;
 
@@ -133,11 +151,14 @@ typedef struct mca_btl_rwv_module_t {
     mca_btl_base_module_error_cb_fn_t error_cb;
 
     /* connection state, queues and ring counters; never held across an upcall
-     * to the PML (which takes its own locks and may call back in).  Taken only
-     * with MPI_THREAD_MULTIPLE; recursive for the rare failure paths */
+     * to the PML (which takes its own locks and may call back in).  A mutex
+     * with MPI_THREAD_MULTIPLE (recursive for the rare failure paths), else
+     * the light gate of btl_rwv_lock.h */
     opal_recursive_mutex_t lock;
     /* one thread progresses at a time; a nested or concurrent call returns at once */
     volatile int32_t progressing;
+    mca_btl_rwv_gate_t gate;
+    mca_btl_rwv_cm_thread_t cm;      /* the connection thread (btl_rwv_cm_thread.c) */
     unsigned progress_calls;
     double next_link_check;          /* CLOCK_MONOTONIC seconds */
     int reports_pending;             /* failed rails not reported yet (btl_rwv_failover.c) */
@@ -160,6 +181,7 @@ typedef struct mca_btl_rwv_component_t {
     int cold_slot_size;
     int eager_mode;                  /* mca_btl_rwv_eager_mode_t as chosen by the user */
     int connect_timeout;             /* seconds */
+    bool connection_thread;          /* answer connection events in a thread of our own */
     int rail_down_timeout;           /* seconds a lost link may take to come back */
     char *rcache_name;
     char *backends;                  /* read only: what this build contains */
@@ -181,8 +203,8 @@ typedef struct mca_btl_rwv_component_t {
 OPAL_DECLSPEC extern mca_btl_rwv_component_t mca_btl_rwv_component;
 extern mca_btl_rwv_module_t mca_btl_rwv_module_template;
 
-#define MCA_BTL_RWV_LOCK(module) OPAL_THREAD_LOCK(&(module)->lock)
-#define MCA_BTL_RWV_UNLOCK(module) OPAL_THREAD_UNLOCK(&(module)->lock)
+#define MCA_BTL_RWV_LOCK(module) mca_btl_rwv_lock (module)
+#define MCA_BTL_RWV_UNLOCK(module) mca_btl_rwv_unlock (module)
 
 /* btl_rwv_module.c */
 /* With regs_lock held: does [address, address + width) lie in memory we
@@ -241,5 +263,7 @@ bool mca_btl_rwv_test_fault_now (mca_btl_rwv_test_fault_t fault);
 void mca_btl_rwv_offer_one_sided (void);
 
 END_C_DECLS
+
+#include "btl_rwv_lock.h"
 
 #endif /* MCA_BTL_RWV_H */

@@ -24,6 +24,7 @@
 #include "btl_rwv_progress.h"
 #include "btl_rwv_auth.h"
 #include "btl_rwv_cma.h"
+#include "btl_rwv_cm_thread.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
@@ -268,7 +269,8 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
     }
     *module = mca_btl_rwv_module_template;
     c->module = module;
-    told = rwv_discover_rails (enable_mpi_threads || enable_progress_threads);
+    /* the connection thread registers rings while the application may register its memory */
+    told = rwv_discover_rails (enable_mpi_threads || enable_progress_threads || c->connection_thread);
     if (0 == module->num_rails) {
         if (!told) {
             rwv_report_no_rails ();
@@ -300,6 +302,7 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
                              rail->bandwidth > 0 ? "bandwidth configured" : "bandwidth measured",
                              c->eager_slots, c->eager_slot_size, c->hot_peers, c->cold_slots, c->cold_slot_size);
     }
+    mca_btl_rwv_cm_thread_start ();
     modules[0] = &module->super;
     *num_btls = 1;
     return modules;

@@ -21,6 +21,7 @@
 
 #include "btl_rwv.h"
 #include "btl_rwv_cma.h"
+#include "btl_rwv_cm_thread.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_progress.h"
 #include "btl_rwv_frag.h"
@@ -417,7 +418,8 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
     char *info = NULL;
 
-    if (MCA_BTL_RWV_CONN_FAILED == conn->state) {
+    if (MCA_BTL_RWV_CONN_FAILED == conn->state ||
+        mca_btl_rwv_cm_defer (conn, MCA_BTL_RWV_CM_FAILED, true, NULL, 0, why)) {
         return;
     }
     mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_FAILED);
@@ -452,6 +454,9 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
  * at work: its own request follows. */
 void mca_btl_rwv_conn_refused (mca_btl_rwv_conn_t *conn, const char *why)
 {
+    if (mca_btl_rwv_cm_defer (conn, MCA_BTL_RWV_CM_REFUSED, false, NULL, 0, why)) {
+        return;
+    }
     if (MCA_BTL_RWV_CONN_CONNECTING == conn->state &&
         opal_compare_proc (opal_proc_local_get ()->proc_name, conn->endpoint->proc->proc_name) < 0) {
         conn->rail->ops->disconnect (conn);
@@ -468,6 +473,9 @@ void mca_btl_rwv_conn_refused (mca_btl_rwv_conn_t *conn, const char *why)
  * would wait forever, so say so. */
 void mca_btl_rwv_conn_closed (mca_btl_rwv_conn_t *conn)
 {
+    if (mca_btl_rwv_cm_defer (conn, MCA_BTL_RWV_CM_CLOSED, true, NULL, 0, NULL)) {
+        return;
+    }
     if (!mca_btl_rwv_conn_peer_said_goodbye (conn)) {
         mca_btl_rwv_conn_failed (conn, mca_btl_rwv_endpoint_has_live_rail (conn->endpoint, conn) ?
                                  "the peer closed the connection on this rail" :

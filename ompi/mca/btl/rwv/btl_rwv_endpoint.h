@@ -153,6 +153,7 @@ typedef struct mca_btl_rwv_conn_t {
     void *backend;             /* the backend's per-connection state */
     uint8_t request_mac[MCA_BTL_RWV_MAC_BYTES]; /* active side: our request's, which the reply must name */
     double deadline;           /* connect timeout, CLOCK_MONOTONIC seconds */
+    int cm_deferred;           /* its events the connection thread left to progress (btl_rwv_cm_thread.c) */
     uint32_t attempt;          /* the request's that made this connection: replays name it */
     uint32_t id;               /* index in the module's connection table */
     int poll_index;            /* index in the module's polled list, -1 while not on it */

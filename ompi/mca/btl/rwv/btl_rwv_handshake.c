@@ -20,6 +20,7 @@
 #include "opal/util/proc.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_cm_thread.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_handshake.h"
@@ -200,6 +201,9 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
         mca_btl_rwv_conn_refuse (rail, request, src_ipv4, refusal);
         return;
     }
+    if (mca_btl_rwv_cm_defer_request (rail, request, cm, src_ipv4, endpoint->conns[rail->index])) {
+        return; /* failover is done with it first, in progress */
+    }
     endpoint->peer_attempt[rail->index] = cm->attempt;
     conn = endpoint->conns[rail->index];
     if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, rail))) {
@@ -256,13 +260,35 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
     }
 }
 
+/* The active side speaks first; what waited for the connection follows. */
+void mca_btl_rwv_conn_speak (mca_btl_rwv_conn_t *conn)
+{
+    int rc;
+
+    if (MCA_BTL_RWV_CONN_CONNECTED != conn->state || conn->may_send) {
+        return; /* failed, or closed, since it was queued */
+    }
+    conn->may_send = true;
+    rc = mca_btl_rwv_conn_send_hello (conn);
+    if (OPAL_SUCCESS != rc) {
+        char why[96];
+
+        snprintf (why, sizeof (why), "the first message could not be sent (%s)", opal_strerror (rc));
+        mca_btl_rwv_conn_failed (conn, why);
+        return;
+    }
+    mca_btl_rwv_conn_flush_pending (conn);
+}
+
 void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data, size_t cm_len)
 {
+    if (mca_btl_rwv_cm_defer (conn, MCA_BTL_RWV_CM_ESTABLISHED, conn->replay.rejoining, cm_data, cm_len, NULL)) {
+        return; /* a rail re-established: failover's */
+    }
     RWV_TRACE("btl/rwv: connected to %s on %s as the %s side", OPAL_NAME_PRINT(conn->endpoint->proc->proc_name),
               conn->rail->name, MCA_BTL_RWV_CONN_CONNECTING == conn->state ? "active" : "passive");
     if (MCA_BTL_RWV_CONN_CONNECTING == conn->state) {
         const mca_btl_rwv_cm_data_t *cm = mca_btl_rwv_cm_check (cm_data, cm_len);
-        int rc;
         mca_btl_rwv_auth_ends_t ends = {.to = opal_proc_local_get ()->proc_name,
                                         .from_ipv4 = conn->peer_addr.ipv4, .to_ipv4 = conn->rail->addr.ipv4};
 
@@ -280,17 +306,9 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
         if (conn->replay.rejoining) {
             mca_btl_rwv_conn_rejoined (conn);
         }
-        /* the active side speaks first */
-        conn->may_send = true;
-        rc = mca_btl_rwv_conn_send_hello (conn);
-        if (OPAL_SUCCESS != rc) {
-            char why[96];
-
-            snprintf (why, sizeof (why), "the first message could not be sent (%s)", opal_strerror (rc));
-            mca_btl_rwv_conn_failed (conn, why);
-            return;
+        if (!mca_btl_rwv_cm_defer (conn, MCA_BTL_RWV_CM_SPEAK, true, NULL, 0, NULL)) {
+            mca_btl_rwv_conn_speak (conn);
         }
-        mca_btl_rwv_conn_flush_pending (conn);
     } else if (MCA_BTL_RWV_CONN_ACCEPTING == conn->state) {
         /* wait for the active side's first message before sending */
         mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_CONNECTED);

@@ -8,6 +8,8 @@
 BEGIN_C_DECLS
 
 void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn);
+/* The active side, connected: its first message, then what waited */
+void mca_btl_rwv_conn_speak (mca_btl_rwv_conn_t *conn);
 /* at finalize, before closing: the peer can tell our departure from our death */
 void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn);
 bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn);

@@ -14,6 +14,7 @@
 
 #include "btl_rwv.h"
 #include "btl_rwv_cma.h"
+#include "btl_rwv_cm_thread.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
@@ -179,6 +180,8 @@ int mca_btl_rwv_module_init (void)
     OBJ_CONSTRUCT(&module->endpoint_list, opal_list_t);
     OBJ_CONSTRUCT(&module->conns, opal_pointer_array_t);
     OBJ_CONSTRUCT(&module->lock, opal_recursive_mutex_t);
+    OBJ_CONSTRUCT(&module->cm.deferred, opal_list_t);
+    module->cm.epoll_fd = module->cm.stop_fd = -1;
     OBJ_CONSTRUCT(&module->regs, opal_hash_table_t);
     OBJ_CONSTRUCT(&module->regs_lock, opal_mutex_t);
     opal_hash_table_init (&module->endpoints, 256);
@@ -227,6 +230,7 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_endpoint_t *endpoint;
 
+    mca_btl_rwv_cm_thread_stop ();
     mca_btl_rwv_report_lost_rails (HUGE_VAL);
     mca_btl_rwv_hotset_report ();
     while (NULL != (endpoint = (mca_btl_rwv_endpoint_t *) opal_list_remove_first (&module->endpoint_list))) {

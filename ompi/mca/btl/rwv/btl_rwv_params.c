@@ -79,8 +79,19 @@ int mca_btl_rwv_params_register (void)
         "in-order placement) or auto (poll where the provider places data in order, else cq)",
         "auto", &rwv_eager_mode_string);
     mca_btl_rwv_register_int ("connect_timeout",
-        "Seconds to wait for a connection to a peer before reporting it unreachable", 30,
+        "Seconds a connection may wait for its peer to answer at the transport level before the "
+        "peer is reported unreachable (its host down or cut off, its process gone or stopped). "
+        "With btl_rwv_connection_thread a live peer answers at once even while it computes", 30,
         &c->connect_timeout);
+    c->connection_thread = true;
+    (void) mca_base_component_var_register (&c->super.btl_version, "connection_thread",
+        "Answer connection requests in a thread of rwv's own, which sleeps until one comes: a peer "
+        "busy computing, without calling MPI, still answers within milliseconds, so "
+        "btl_rwv_connect_timeout judges only whether a host and process answer. Data still waits "
+        "for the application's MPI calls. 0: connection events are read only when the application "
+        "calls MPI (a peer that computes longer than btl_rwv_connect_timeout at first contact then "
+        "fails the job)", MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_READONLY, &c->connection_thread);
     mca_btl_rwv_register_int ("rail_down_timeout",
         "Seconds a rail's link may stay down before rwv gives it up. Peers with another rail move "
         "to it at once; a peer whose only rail it is keeps its connection meanwhile (TCP, or the "

@@ -13,6 +13,7 @@
 #include "opal/sys/atomic.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_cm_thread.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_rail.h"
 #include "btl_rwv_failover.h"
@@ -64,43 +65,34 @@ static int rwv_poll_connections (void)
     return count;
 }
 
-/* One pass at a time: a nested call (from an upcall) or, with threads, a
- * concurrent one returns at once.  Without threads no other thread can
- * race for the flag, and a locked compare-and-swap would be half the cost
- * of a pass that finds nothing. */
-static bool rwv_progress_begin (mca_btl_rwv_module_t *module)
-{
-    int32_t idle = 0;
-
-    if (!opal_using_threads ()) {
-        if (module->progressing) {
-            return false;
-        }
-        module->progressing = 1;
-        return true;
-    }
-    return opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1);
-}
-
-static void rwv_progress_end (mca_btl_rwv_module_t *module)
-{
-    opal_atomic_wmb ();
-    module->progressing = 0;
-}
-
 /* Without connections there is nothing to progress but connection
- * requests: every call but the 1024th returns before any shared write. */
+ * requests, which the connection thread answers: nothing at all.  Without
+ * that thread every call but the 1024th returns before any shared write. */
 static int rwv_progress_idle (void)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int count;
 
-    if (0 != (module->progress_calls++ & MCA_BTL_RWV_CM_POLL_MASK_IDLE) || !rwv_progress_begin (module)) {
+    if (module->cm.running || 0 != (module->progress_calls++ & MCA_BTL_RWV_CM_POLL_MASK_IDLE) ||
+        !mca_btl_rwv_progress_begin (module)) {
         return 0;
     }
     count = rwv_poll_connections ();
-    rwv_progress_end (module);
+    mca_btl_rwv_progress_end (module);
     return count;
+}
+
+/* Connection events: the thread's, or read here every so often without
+ * it; what the thread left to this thread, at once. */
+static int rwv_progress_connections (mca_btl_rwv_module_t *module, bool any_cq_wanted)
+{
+    if (module->cm.running) {
+        return mca_btl_rwv_cm_has_deferred (module) ? mca_btl_rwv_cm_run_deferred () : 0;
+    }
+    if (0 == (module->progress_calls & (any_cq_wanted ? MCA_BTL_RWV_CM_POLL_MASK : MCA_BTL_RWV_CQ_POLL_MASK_SHARED))) {
+        return rwv_poll_connections ();
+    }
+    return 0;
 }
 
 /* The polled list grows by doubling.  A progress pass in another thread
@@ -239,7 +231,7 @@ int mca_btl_rwv_progress (void)
     if (!mca_btl_rwv_module_has_conns ()) {
         return rwv_progress_idle ();
     }
-    if (!rwv_progress_begin (module)) {
+    if (!mca_btl_rwv_progress_begin (module)) {
         return 0;
     }
     count = rwv_poll_rings (cq_wanted);
@@ -252,9 +244,7 @@ int mca_btl_rwv_progress (void)
     if (!opal_list_is_empty (&module->stored)) {
         count += mca_btl_rwv_complete_stored ();
     }
-    if (0 == (module->progress_calls & (any_cq_wanted ? MCA_BTL_RWV_CM_POLL_MASK : MCA_BTL_RWV_CQ_POLL_MASK_SHARED))) {
-        count += rwv_poll_connections ();
-    }
+    count += rwv_progress_connections (module, any_cq_wanted);
     if (!opal_list_is_empty (&module->retry)) {
         mca_btl_rwv_rdma_retry ();
     }
@@ -267,6 +257,6 @@ int mca_btl_rwv_progress (void)
         mca_btl_rwv_report_lost_rails (now);
         MCA_BTL_RWV_UNLOCK(module);
     }
-    rwv_progress_end (module);
+    mca_btl_rwv_progress_end (module);
     return count;
 }

@@ -97,6 +97,9 @@ typedef struct mca_btl_rwv_rail_ops_t {
     /* poll connection events, calling the mca_btl_rwv_conn_* functions below;
      * runs under the module lock */
     int (*poll_connections) (mca_btl_rwv_rail_t *rail);
+    /* may the connection thread sleep on cm_fd, nothing being ready to
+     * read (libfabric: fi_trywait)?  Runs under the module lock */
+    bool (*cm_may_block) (mca_btl_rwv_rail_t *rail);
     /* is the rail's link up (interface up with carrier)? */
     bool (*link_up) (mca_btl_rwv_rail_t *rail);
     void (*close) (mca_btl_rwv_rail_t *rail);
@@ -107,6 +110,7 @@ struct mca_btl_rwv_rail_t {
     int index;                      /* in the module's rail array and in handles */
     char name[96];                  /* for messages: backend, provider, interface, address */
     mca_btl_rwv_rail_addr_t addr;   /* where peers connect */
+    int cm_fd;                      /* readable when connection events wait; -1: none */
     size_t inject_size;             /* largest inject_write */
     bool virt_addr;                 /* remote addresses are virtual, not offsets */
     bool ordered_placement;         /* a write's bytes land in order: poll mode is safe */
@@ -151,7 +155,8 @@ int mca_btl_rwv_sysfs_int (const char *path, int fallback);
  * also tells of a machine without RDMA devices */
 int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool required);
 
-/* Calls from a backend into the connection manager (btl_rwv_endpoint.c).
+/* Calls from a backend into the connection manager (btl_rwv_endpoint.c,
+ * btl_rwv_handshake.c), from progress or the connection thread.
  * A request names the IPv4 address it came from (network byte order; 0
  * if the backend cannot tell, and then it is refused). */
 void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data,

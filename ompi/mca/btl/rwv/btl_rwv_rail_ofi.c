@@ -456,6 +456,14 @@ static int ofi_poll_completions (mca_btl_rwv_rail_t *r)
     return count;
 }
 
+static bool ofi_cm_may_block (mca_btl_rwv_rail_t *r)
+{
+    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
+    struct fid *fids[1] = {&rail->eq->fid};
+
+    return FI_SUCCESS == fi_trywait (rail->fabric, fids, 1);
+}
+
 static bool ofi_link_up (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
@@ -512,6 +520,7 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
     .mr_dereg = ofi_mr_dereg,
     .poll_completions = ofi_poll_completions,
     .poll_connections = ofi_poll_connections,
+    .cm_may_block = ofi_cm_may_block,
     .link_up = ofi_link_up,
     .close = mca_btl_rwv_ofi_rail_close,
 };

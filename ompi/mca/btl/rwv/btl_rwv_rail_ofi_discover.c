@@ -123,10 +123,26 @@ static int ofi_numa_node (const char *ifname)
     return mca_btl_rwv_sysfs_int (path, -1);
 }
 
+/* An event queue the connection thread can sleep on (a file descriptor
+ * to epoll), else one only progress reads. */
+static int ofi_eq_open (mca_btl_rwv_ofi_rail_t *rail)
+{
+    struct fi_eq_attr eq_attr = {.wait_obj = FI_WAIT_FD};
+
+    rail->super.cm_fd = -1;
+    if (0 == fi_eq_open (rail->fabric, &eq_attr, &rail->eq, NULL)) {
+        if (0 != fi_control (&rail->eq->fid, FI_GETWAIT, &rail->super.cm_fd)) {
+            rail->super.cm_fd = -1;
+        }
+        return 0;
+    }
+    eq_attr.wait_obj = FI_WAIT_UNSPEC;
+    return fi_eq_open (rail->fabric, &eq_attr, &rail->eq, NULL);
+}
+
 static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
 {
     mca_btl_rwv_ofi_rail_t *rail = calloc (1, sizeof (*rail));
-    struct fi_eq_attr eq_attr = {.wait_obj = FI_WAIT_UNSPEC};
     struct sockaddr_in bound;
     size_t bound_len = sizeof (bound);
     char ip[INET_ADDRSTRLEN];
@@ -139,7 +155,7 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
     rail->info = fi_dupinfo (info);
     rc = fi_fabric (info->fabric_attr, &rail->fabric, NULL);
     rc = rc ? rc : fi_domain (rail->fabric, info, &rail->domain, NULL);
-    rc = rc ? rc : fi_eq_open (rail->fabric, &eq_attr, &rail->eq, NULL);
+    rc = rc ? rc : ofi_eq_open (rail);
     rc = rc ? rc : mca_btl_rwv_ofi_cq_open (rail, 0);
     rc = rc ? rc : fi_passive_ep (rail->fabric, info, &rail->pep, NULL);
     rc = rc ? rc : fi_pep_bind (rail->pep, &rail->eq->fid, 0);

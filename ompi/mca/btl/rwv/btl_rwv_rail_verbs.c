@@ -347,6 +347,13 @@ static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event
     }
 }
 
+/* rdma_cm's channel is a kernel file descriptor: readable while an
+ * event waits. */
+static bool verbs_cm_may_block (mca_btl_rwv_rail_t *r)
+{
+    return true;
+}
+
 /* A connect request's private data lives in its event: the core copies
  * what it needs before the event is acknowledged. */
 static int verbs_poll_connections (mca_btl_rwv_rail_t *r)
@@ -452,6 +459,7 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops = {
     .mr_dereg = verbs_mr_dereg,
     .poll_completions = verbs_poll_completions,
     .poll_connections = verbs_poll_connections,
+    .cm_may_block = verbs_cm_may_block,
     .link_up = verbs_link_up,
     .close = mca_btl_rwv_verbs_rail_close,
 };

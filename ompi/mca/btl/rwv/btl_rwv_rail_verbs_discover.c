@@ -79,6 +79,7 @@ static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index
         return NULL;
     }
     rail->super.index = index;
+    rail->super.cm_fd = rail->channel->fd;
     rail->super.addr.ipv4 = addr->sin_addr.s_addr;
     rail->super.addr.port = rdma_get_src_port (rail->listen_id);
     rail->super.addr.prefix_len = (uint8_t) verbs_prefix_len ((const struct sockaddr_in *) ifa->ifa_netmask);

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * The connection thread.  A connection request waits in the listener's
+ * backlog until someone reads the rail's connection events; read only by
+ * progress, a peer busy computing for minutes never answered, and its
+ * caller's btl_rwv_connect_timeout failed a live member.  This thread
+ * sleeps in epoll_wait on every rail's event file descriptor (libfabric's
+ * event-queue wait fd, rdma_cm's channel) and costs nothing while no
+ * event comes.  When one does, it enters the module gate
+ * (btl_rwv_lock.h), reads every rail's events through the same backend
+ * calls progress used, and leaves.
+ *
+ * Under the gate it does what answers a peer and calls nothing outside
+ * rwv: the membership proof, the connection and its ring, accept or
+ * reject, the answer's check.  Whatever may call up into the PML or
+ * touches failover (a failure, a close, a rail re-established, the
+ * active side's first message and the sends that waited for it) is
+ * queued, in order per connection, for the application thread's next
+ * progress pass: data waits for the application, as it always did.
+ */
+#include "opal_config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "opal/mca/btl/base/base.h"
+#include "opal/util/output.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_cm_thread.h"
+#include "btl_rwv_handshake.h"
+#include "btl_rwv_rail.h"
+
+typedef struct mca_btl_rwv_cm_deferred_t {
+    opal_list_item_t super;
+    mca_btl_rwv_cm_kind_t kind;
+    mca_btl_rwv_conn_t *conn;
+    mca_btl_rwv_rail_t *rail;
+    void *request;
+    uint32_t src_ipv4;
+    size_t len;
+    unsigned char data[sizeof (mca_btl_rwv_cm_data_t)];
+    char why[192];
+} mca_btl_rwv_cm_deferred_t;
+
+static OBJ_CLASS_INSTANCE(mca_btl_rwv_cm_deferred_t, opal_list_item_t, NULL, NULL);
+
+static __thread bool rwv_in_cm_thread;
+
+bool mca_btl_rwv_cm_thread_self (void)
+{
+    return rwv_in_cm_thread;
+}
+
+static mca_btl_rwv_cm_deferred_t *rwv_cm_queue (mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_kind_t kind,
+                                                const void *data, size_t len, const char *why)
+{
+    mca_btl_rwv_cm_deferred_t *event = OBJ_NEW(mca_btl_rwv_cm_deferred_t);
+
+    if (NULL == event) {
+        return NULL;
+    }
+    event->kind = kind;
+    event->conn = conn;
+    event->len = len < sizeof (event->data) ? len : sizeof (event->data);
+    if (event->len) {
+        memcpy (event->data, data, event->len);
+    }
+    snprintf (event->why, sizeof (event->why), "%s", NULL != why ? why : "");
+    if (NULL != conn) {
+        conn->cm_deferred++;
+    }
+    opal_list_append (&mca_btl_rwv_component.module->cm.deferred, &event->super);
+    return event;
+}
+
+bool mca_btl_rwv_cm_defer (mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_kind_t kind, bool must, const void *data,
+                           size_t len, const char *why)
+{
+    if (!rwv_in_cm_thread || !(must || conn->cm_deferred > 0)) {
+        return false;
+    }
+    /* out of memory: handled here after all, as progress would have */
+    return NULL != rwv_cm_queue (conn, kind, data, len, why);
+}
+
+bool mca_btl_rwv_cm_defer_request (mca_btl_rwv_rail_t *rail, void *request, const mca_btl_rwv_cm_data_t *cm,
+                                   uint32_t src_ipv4, mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_cm_deferred_t *event;
+
+    if (!rwv_in_cm_thread || NULL == conn ||
+        !(MCA_BTL_RWV_CONN_FAILED == conn->state || conn->cm_deferred > 0)) {
+        return false;
+    }
+    event = rwv_cm_queue (conn, MCA_BTL_RWV_CM_REQUEST, cm, sizeof (*cm), NULL);
+    if (NULL == event) {
+        return false;
+    }
+    event->rail = rail;
+    event->request = request;
+    event->src_ipv4 = src_ipv4;
+    return true;
+}
+
+static void rwv_cm_run_one (mca_btl_rwv_cm_deferred_t *event)
+{
+    mca_btl_rwv_conn_t *conn = event->conn;
+
+    conn->cm_deferred--;
+    switch (event->kind) {
+    case MCA_BTL_RWV_CM_REQUEST:
+        mca_btl_rwv_conn_request (event->rail, event->request, event->data, event->len, event->src_ipv4);
+        break;
+    case MCA_BTL_RWV_CM_ESTABLISHED:
+        mca_btl_rwv_conn_established (conn, event->data, event->len);
+        break;
+    case MCA_BTL_RWV_CM_REFUSED:
+        mca_btl_rwv_conn_refused (conn, event->why);
+        break;
+    case MCA_BTL_RWV_CM_FAILED:
+        mca_btl_rwv_conn_failed (conn, event->why);
+        break;
+    case MCA_BTL_RWV_CM_CLOSED:
+        mca_btl_rwv_conn_closed (conn);
+        break;
+    case MCA_BTL_RWV_CM_SPEAK:
+        mca_btl_rwv_conn_speak (conn);
+        break;
+    }
+}
+
+int mca_btl_rwv_cm_run_deferred (void)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    mca_btl_rwv_cm_deferred_t *event;
+    int count = 0;
+
+    MCA_BTL_RWV_LOCK(module);
+    while (NULL != (event = (mca_btl_rwv_cm_deferred_t *) opal_list_remove_first (&module->cm.deferred))) {
+        rwv_cm_run_one (event);
+        OBJ_RELEASE(event);
+        ++count;
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+    return count;
+}
+
+/* ------------------------------------------------------------ the thread */
+
+/* Every event of every rail, then whether all may sleep: libfabric's
+ * wait fd is only to be slept on after fi_trywait said so. */
+static bool rwv_cm_drain (mca_btl_rwv_module_t *module, int *events)
+{
+    bool may_block = true;
+
+    mca_btl_rwv_gate_enter (module);
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        mca_btl_rwv_rail_t *rail = module->rails[i];
+        int n;
+
+        while ((n = rail->ops->poll_connections (rail)) > 0) {
+            *events += n;
+        }
+        may_block = may_block && rail->ops->cm_may_block (rail);
+    }
+    mca_btl_rwv_gate_leave (module);
+    return may_block;
+}
+
+static void *rwv_cm_thread_main (void *arg)
+{
+    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) arg;
+    struct epoll_event ready[MCA_BTL_RWV_MAX_RAILS + 1];
+    const struct timespec pause = {.tv_sec = 0, .tv_nsec = 1000000};
+
+    rwv_in_cm_thread = true;
+    while (true) {
+        int events = 0, n;
+        bool may_block = rwv_cm_drain (module, &events);
+
+        if (!may_block) {
+            if (0 == events) {
+                nanosleep (&pause, NULL); /* the provider has work but no event yet */
+            }
+            continue;
+        }
+        n = epoll_wait (module->cm.epoll_fd, ready, MCA_BTL_RWV_MAX_RAILS + 1, -1);
+        for (int i = 0 ; i < n ; ++i) {
+            if (ready[i].data.fd == module->cm.stop_fd) {
+                return NULL;
+            }
+        }
+    }
+}
+
+static bool rwv_cm_watch (int epoll_fd, int fd)
+{
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+
+    return 0 == epoll_ctl (epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* Every rail must be able to wake the thread: else progress keeps reading
+ * connection events, as without it. */
+static bool rwv_cm_watch_rails (mca_btl_rwv_module_t *module)
+{
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        mca_btl_rwv_rail_t *rail = module->rails[i];
+
+        if (rail->cm_fd < 0 || !rwv_cm_watch (module->cm.epoll_fd, rail->cm_fd)) {
+            opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                                 "btl/rwv: %s offers no file descriptor for its connection events: "
+                                 "connections are answered only when the application calls MPI", rail->name);
+            return false;
+        }
+    }
+    return rwv_cm_watch (module->cm.epoll_fd, module->cm.stop_fd);
+}
+
+static void rwv_cm_close_fds (mca_btl_rwv_module_t *module)
+{
+    if (module->cm.epoll_fd >= 0) {
+        close (module->cm.epoll_fd);
+    }
+    if (module->cm.stop_fd >= 0) {
+        close (module->cm.stop_fd);
+    }
+    module->cm.epoll_fd = module->cm.stop_fd = -1;
+}
+
+/* The thread takes no signal: they stay the application's. */
+static int rwv_cm_spawn (mca_btl_rwv_module_t *module)
+{
+    sigset_t all, old;
+    int rc;
+
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &old);
+    rc = pthread_create (&module->cm.thread, NULL, rwv_cm_thread_main, module);
+    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+void mca_btl_rwv_cm_thread_start (void)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    int rc;
+
+    if (!mca_btl_rwv_component.connection_thread) {
+        return;
+    }
+    module->cm.epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
+    module->cm.stop_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (module->cm.epoll_fd < 0 || module->cm.stop_fd < 0 || !rwv_cm_watch_rails (module)) {
+        rwv_cm_close_fds (module);
+        return;
+    }
+    mca_btl_rwv_gate_prepare (module);
+    module->cm.running = true;
+    rc = rwv_cm_spawn (module);
+    if (0 != rc) {
+        module->cm.running = false;
+        module->gate.fenced = false;
+        rwv_cm_close_fds (module);
+        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                             "btl/rwv: no connection thread (%s): connections are answered only when the "
+                             "application calls MPI", strerror (rc));
+        return;
+    }
+    opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
+                         "btl/rwv: a connection thread answers connection requests on %d rails%s",
+                         module->num_rails, module->gate.fenced ? " (its lock a mutex: no membarrier)" : "");
+}
+
+/* What it left undone is done here: a queued request still owns its
+ * transport handle. */
+void mca_btl_rwv_cm_thread_stop (void)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    uint64_t one = 1;
+
+    if (module->cm.running) {
+        (void) !write (module->cm.stop_fd, &one, sizeof (one));
+        pthread_join (module->cm.thread, NULL);
+        module->cm.running = false;
+        module->gate.fenced = false;
+        rwv_cm_close_fds (module);
+    }
+    (void) mca_btl_rwv_cm_run_deferred ();
+    OBJ_DESTRUCT(&module->cm.deferred);
+}

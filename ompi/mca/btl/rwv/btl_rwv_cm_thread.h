@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * The connection thread (btl_rwv_cm_thread.c): it sleeps on every rail's
+ * connection events and answers them at once, whatever the application
+ * is doing, so that a peer busy computing still answers a connection
+ * request within milliseconds.  What may call up into the PML (a failure,
+ * failover, a first message) is left to the application's thread.
+ */
+#ifndef MCA_BTL_RWV_CM_THREAD_H
+#define MCA_BTL_RWV_CM_THREAD_H
+
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_wire.h"
+
+BEGIN_C_DECLS
+
+/* What the connection thread leaves to the application's thread. */
+typedef enum {
+    MCA_BTL_RWV_CM_REQUEST,      /* a request for a connection failover is done with */
+    MCA_BTL_RWV_CM_ESTABLISHED,  /* a connection that re-establishes a rail */
+    MCA_BTL_RWV_CM_REFUSED,
+    MCA_BTL_RWV_CM_FAILED,
+    MCA_BTL_RWV_CM_CLOSED,
+    MCA_BTL_RWV_CM_SPEAK,        /* the active side's first message, then what waited for it */
+} mca_btl_rwv_cm_kind_t;
+
+/* Start the thread once the rails listen (if btl_rwv_connection_thread
+ * and every rail can wake it); stop it at finalize before anything goes. */
+void mca_btl_rwv_cm_thread_start (void);
+void mca_btl_rwv_cm_thread_stop (void);
+
+/* Is the caller the connection thread? */
+bool mca_btl_rwv_cm_thread_self (void);
+
+/* In the connection thread: queue KIND for CONN when MUST, or when the
+ * connection has events queued already (they keep their order); true if
+ * queued.  Elsewhere false. */
+bool mca_btl_rwv_cm_defer (mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_kind_t kind, bool must, const void *data,
+                           size_t len, const char *why);
+/* Likewise for a request: queued if CONN (NULL if none yet) is failed or
+ * has events queued. */
+bool mca_btl_rwv_cm_defer_request (mca_btl_rwv_rail_t *rail, void *request, const mca_btl_rwv_cm_data_t *cm,
+                                   uint32_t src_ipv4, mca_btl_rwv_conn_t *conn);
+/* From progress, in the application's thread: handle what was queued. */
+int mca_btl_rwv_cm_run_deferred (void);
+
+static inline bool mca_btl_rwv_cm_has_deferred (mca_btl_rwv_module_t *module)
+{
+    return module->cm.running && !opal_list_is_empty (&module->cm.deferred);
+}
+
+END_C_DECLS
+
+#endif /* MCA_BTL_RWV_CM_THREAD_H */

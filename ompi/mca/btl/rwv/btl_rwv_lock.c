@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * The slow sides of the module gate (btl_rwv_lock.h): the connection
+ * thread's entry, with the one fence both sides need, and the application
+ * thread's wait when it finds that thread in.
+ */
+#include "opal_config.h"
+
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "opal/mca/btl/base/base.h"
+#include "opal/util/output.h"
+
+#include "btl_rwv.h"
+
+static int rwv_membarrier (int cmd)
+{
+    return (int) syscall (SYS_membarrier, cmd, 0, 0);
+}
+
+void mca_btl_rwv_gate_prepare (mca_btl_rwv_module_t *module)
+{
+    int supported = rwv_membarrier (MEMBARRIER_CMD_QUERY);
+
+    module->gate.fenced = supported < 0 || !(supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ||
+        0 != rwv_membarrier (MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED);
+    if (module->gate.fenced) {
+        opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
+                             "btl/rwv: the kernel offers no private expedited membarrier: rwv's lock is a "
+                             "mutex while its connection thread runs");
+    }
+}
+
+/* A progress pass holds the gate already: the connection thread is not
+ * in (it waits for the pass to end), so a lock taken inside goes on. */
+void mca_btl_rwv_gate_wait (mca_btl_rwv_module_t *module)
+{
+    if (module->progressing) {
+        return;
+    }
+    do {
+        __atomic_store_n (&module->gate.depth, 0, __ATOMIC_RELEASE);
+        while (__atomic_load_n (&module->gate.cm_in, __ATOMIC_ACQUIRE)) {
+            sched_yield ();
+        }
+        module->gate.depth = 1;
+        __atomic_signal_fence (__ATOMIC_SEQ_CST);
+    } while (__atomic_load_n (&module->gate.cm_in, __ATOMIC_ACQUIRE));
+}
+
+void mca_btl_rwv_gate_enter (mca_btl_rwv_module_t *module)
+{
+    int32_t idle = 0;
+
+    __atomic_store_n (&module->gate.cm_in, 1, __ATOMIC_SEQ_CST);
+    if (mca_btl_rwv_locks_real (module)) {
+        while (!opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
+            idle = 0;
+            sched_yield ();
+        }
+        opal_mutex_lock (&module->lock);
+        return;
+    }
+    /* every running thread of ours fences: its earlier stores are seen
+     * below, and its later loads see cm_in */
+    (void) rwv_membarrier (MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+    while (__atomic_load_n (&module->gate.depth, __ATOMIC_ACQUIRE) ||
+           __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE)) {
+        sched_yield ();
+    }
+}
+
+void mca_btl_rwv_gate_leave (mca_btl_rwv_module_t *module)
+{
+    if (mca_btl_rwv_locks_real (module)) {
+        opal_mutex_unlock (&module->lock);
+        __atomic_store_n (&module->progressing, 0, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n (&module->gate.cm_in, 0, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * Who may touch rwv's state, and when (btl_rwv_lock.c).
+ *
+ * With MPI_THREAD_MULTIPLE the module lock is a mutex and a progress pass
+ * is claimed with a compare-and-swap, as before.  Without MPI threads one
+ * application thread does everything but answer connections, which the
+ * connection thread (btl_rwv_cm_thread.c) does while that thread computes.
+ * That thread enters rarely (a batch of connection events), the
+ * application thread on every send and every progress pass, so the fence
+ * both need is paid by the rare side alone: the application thread
+ * counts how deep it is in and reads one flag, with only a compiler
+ * barrier between (Dekker's exclusion made asymmetric by the membarrier()
+ * system call, as liburcu does).  Where membarrier() is missing, a mutex
+ * for everyone while the thread runs (gate.fenced).
+ */
+#ifndef MCA_BTL_RWV_LOCK_H
+#define MCA_BTL_RWV_LOCK_H
+
+#include "opal/sys/atomic.h"
+#include "rwv_opal_compat.h"
+
+BEGIN_C_DECLS
+
+static inline bool mca_btl_rwv_locks_real (const mca_btl_rwv_module_t *module)
+{
+    return opal_using_threads () || module->gate.fenced;
+}
+
+/* The application thread found the connection thread wanting in. */
+void mca_btl_rwv_gate_wait (mca_btl_rwv_module_t *module);
+
+static inline void mca_btl_rwv_lock (mca_btl_rwv_module_t *module)
+{
+    if (mca_btl_rwv_locks_real (module)) {
+        opal_mutex_lock (&module->lock);
+        return;
+    }
+    if (0 == module->gate.depth++) {
+        __atomic_signal_fence (__ATOMIC_SEQ_CST);
+        if (OPAL_UNLIKELY(__atomic_load_n (&module->gate.cm_in, __ATOMIC_ACQUIRE))) {
+            mca_btl_rwv_gate_wait (module);
+        }
+    }
+}
+
+static inline void mca_btl_rwv_unlock (mca_btl_rwv_module_t *module)
+{
+    if (mca_btl_rwv_locks_real (module)) {
+        opal_mutex_unlock (&module->lock);
+        return;
+    }
+    __atomic_store_n (&module->gate.depth, module->gate.depth - 1, __ATOMIC_RELEASE);
+}
+
+/* One progress pass at a time: a nested or concurrent call, or one while
+ * the connection thread is in or wants in, returns false at once. */
+static inline bool mca_btl_rwv_progress_begin (mca_btl_rwv_module_t *module)
+{
+    int32_t idle = 0;
+
+    if (OPAL_UNLIKELY(__atomic_load_n (&module->gate.cm_in, __ATOMIC_ACQUIRE))) {
+        return false;
+    }
+    if (mca_btl_rwv_locks_real (module)) {
+        return opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1);
+    }
+    if (module->progressing) {
+        return false;
+    }
+    module->progressing = 1;
+    __atomic_signal_fence (__ATOMIC_SEQ_CST);
+    if (OPAL_UNLIKELY(__atomic_load_n (&module->gate.cm_in, __ATOMIC_ACQUIRE))) {
+        __atomic_store_n (&module->progressing, 0, __ATOMIC_RELEASE);
+        return false;
+    }
+    return true;
+}
+
+static inline void mca_btl_rwv_progress_end (mca_btl_rwv_module_t *module)
+{
+    __atomic_store_n (&module->progressing, 0, __ATOMIC_RELEASE);
+}
+
+/* The connection thread: enter when no application thread is in rwv (no
+ * lock held, no progress pass), and keep them out until leaving. */
+void mca_btl_rwv_gate_enter (mca_btl_rwv_module_t *module);
+void mca_btl_rwv_gate_leave (mca_btl_rwv_module_t *module);
+/* Before the connection thread starts: can the application side go
+ * without a fence?  If not, gate.fenced: a mutex for everyone. */
+void mca_btl_rwv_gate_prepare (mca_btl_rwv_module_t *module);
+
+END_C_DECLS
+
+#endif /* MCA_BTL_RWV_LOCK_H */
