@@ -12,6 +12,8 @@
 #    ping-pong between the nodes, and coll/rdmabar's barrier checks with 2
 #    ranks per node, its node leaders writing their flags over verbs;
 #  - MPI one-sided between the 2 nodes (rwv's emulated atomics over verbs);
+#  - a rank busy past btl_rwv_connect_timeout at first contact, alone and
+#    with seven ranks contacting it (rwv's connection thread on rdma_cm);
 #  - across backends (auto): a verbs rail and a tcp rail striped, and a
 #    stream going on when either goes down; across ports: two rxe devices
 #    as two verbs rails, a stream going on when one goes down;
@@ -111,6 +113,13 @@ check "verbs, 2 nodes x 2 ranks: coll/rdmabar barriers, the node leaders' flags 
     "$bin/coll/test_barrier" -n 15 -c 100 -b 1000
 check "verbs, 2 nodes: MPI one-sided (osc/rdma) put, get, accumulate, fetch-and-op, compare-and-swap, values checked" \
     '^ok - MPI_Win_create: MPI_Compare_and_swap' "${two[@]}" -np 2 "$bin/mpi/test_onesided_verify" -D -m 262144 -n 30
+# rdma_cm requests answered by rwv's connection thread while the rank
+# computes past btl_rwv_connect_timeout; across the two nodes only rwv's
+# verbs rail reaches
+check "verbs, 2 nodes: a rank busy 8 s at first contact (btl_rwv_connect_timeout 3): eager, FETCH and rendezvous messages arrive, every byte right" \
+    '^ok - rank 1 busy 8 s' "${two[@]}" -np 2 --mca btl_rwv_connect_timeout 3 "$bin/mpi/test_busy_peer" -b 8
+check "verbs, 2 nodes x 4 ranks: the other node's four ranks (and three on its own, over vader) contact a rank busy 8 s at once, every byte right" \
+    '^ok - rank 7 busy 8 s' "${two[@]}" -np 8 --mca btl_rwv_connect_timeout 3 "$bin/mpi/test_busy_peer" -b 8
 
 # Across backends: under btl_rwv_backend auto the nodes have a verbs rail
 # (rxenet) and a libfabric tcp rail (tcpnet, a second dummy netdev); a

@@ -180,6 +180,7 @@ static void *rwv_cm_thread_main (void *arg)
     const struct timespec pause = {.tv_sec = 0, .tv_nsec = 1000000};
 
     rwv_in_cm_thread = true;
+    (void) pthread_setname_np (pthread_self (), "rwv-conn"); /* for top -H, and the tests */
     while (true) {
         int events = 0, n;
         bool may_block = rwv_cm_drain (module, &events);

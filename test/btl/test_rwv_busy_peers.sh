@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+# Proves a rank busy computing, with no MPI call, is never failed for it:
+# its peers contact it for the first time while it computes for longer
+# than btl_rwv_connect_timeout (3 s here, busy 8 s), and rwv's connection
+# thread answers them, so every message arrives once it calls MPI again:
+#  - 2 nodes: an 8-byte, a 60,000-byte and a 1 MiB message (eager, eager
+#    read by the receiver from a cold peer, rendezvous), every byte checked;
+#    the same job with btl_rwv_connection_thread 0 fails as it did before,
+#    so the check can tell;
+#  - 2 nodes under MPI_THREAD_MULTIPLE, 4 threads sending at once;
+#  - one-sided at first contact: MPI_Put and MPI_Fetch_and_op to a busy
+#    target (3 ranks on 3 nodes; coll/basic connects each rank to rank 0
+#    only, so ranks 1 and 2 first meet in the put), values checked;
+#  - 4 nodes x 2 ranks: seven ranks contact one busy rank at once;
+#  - the connection thread sleeps: while the rank computes, its rwv-conn
+#    thread uses no CPU time worth a tick or two (a spinning one: hundreds).
+# The unreachable and killed peers are test_rwv_failures.sh's.
+set -u
+. "$(dirname "$0")/../lib.sh"
+export RWV_CLUSTER=rwvb
+. "$(dirname "$0")/../cluster/cluster.sh"
+cluster_up 4 1 || exit $?
+bin=$RWV_BUILD/test/mpi/test_busy_peer
+out=$(mktemp)
+trap 'rm -f "$out"; cluster_down' EXIT
+timeout_args=(--mca btl self,rwv --mca btl_rwv_connect_timeout 3 --mca mpi_yield_when_idle 1)
+
+job () { # mpirun-args... -- program-args...
+    local args=() rc
+    while [ "$1" != "--" ]; do args+=("$1"); shift; done
+    shift
+    timeout 180 bash -c '. "$0"; shift; cluster_mpirun "$@"' "$(dirname "$0")/../cluster/cluster.sh" \
+        -- "${args[@]}" "${timeout_args[@]}" "$bin" "$@" > "$out" 2>&1
+    rc=$?
+    return $rc
+}
+
+expect_ok () { # label pattern
+    if [ "$rc" -eq 0 ] && grep -q "^ok - $2" "$out" && ! grep -q 'could not keep a connection' "$out"; then
+        echo "ok - $1"
+    else
+        echo "not ok - $1: exit $rc"; grep -v '^$' "$out" | tail -12 | sed 's/^/#   /'
+    fi
+}
+
+job -np 2 --map-by node -- -b 8; rc=$?
+expect_ok "2 nodes, a rank busy 8 s at first contact (timeout 3 s): eager, FETCH and rendezvous messages arrive, every byte right" \
+    "rank 1 busy 8 s at first contact"
+
+job -np 2 --map-by node --mca btl_rwv_connection_thread 0 -- -b 8; rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'no answer before btl_rwv_connect_timeout' "$out"; then
+    echo "ok - the same job with btl_rwv_connection_thread 0 fails after the timeout, as before the thread: the check above can tell"
+else
+    echo "not ok - without the connection thread the job should fail: exit $rc"; tail -8 "$out" | sed 's/^/#   /'
+fi
+
+job -np 2 --map-by node -- -b 8 -t 4; rc=$?
+expect_ok "2 nodes, MPI_THREAD_MULTIPLE: 4 threads send to a rank busy 8 s at first contact, every byte right" \
+    "rank 1 busy 8 s at first contact: .* x 4 threads"
+
+job -np 3 --map-by node --mca coll basic,self,libnbc --mca btl_base_verbose 100 -- -b 8 -o; rc=$?
+expect_ok "3 nodes, one-sided: MPI_Put and MPI_Fetch_and_op to a target busy 8 s at first contact, values right" \
+    "one-sided to rank 2 busy 8 s"
+
+# 4 nodes x 2 ranks: ranks 0-6 contact rank 7 at once.  Meanwhile, the
+# busy rank's connection thread's CPU time is read from /proc.
+job -np 8 --map-by node -- -b 8 &
+pid=$!
+ticks=""
+node4=$(cluster_node_name 4)
+for ((i = 0; i < 100; i++)); do
+    [ -z "$ticks" ] || break
+    sleep 0.1
+    for p in $(ip netns pids "$node4" 2>/dev/null); do
+        grep -q test_busy_peer "/proc/$p/cmdline" 2>/dev/null || continue
+        for t in /proc/$p/task/*; do
+            [ "$(cat "$t/comm" 2>/dev/null)" = rwv-conn ] && ticks="$ticks $t"
+        done
+    done
+done
+sleep 3
+before=$(for t in $ticks; do awk '{print $14 + $15}' "$t/stat" 2>/dev/null; done | sort -n | tail -1)
+sleep 4
+after=$(for t in $ticks; do awk '{print $14 + $15}' "$t/stat" 2>/dev/null; done | sort -n | tail -1)
+wait $pid; rc=$?
+expect_ok "4 nodes x 2 ranks: seven ranks contact a rank busy 8 s at once, every byte right" \
+    "rank 7 busy 8 s at first contact: .* 7 ranks"
+if [ -n "$ticks" ] && [ -n "$before" ] && [ -n "$after" ] && [ $((after - before)) -le 20 ]; then
+    echo "ok - the connection threads sleep while their ranks compute: $((after - before)) ticks in 4 s for the busiest of $(echo $ticks | wc -w)"
+else
+    echo "not ok - connection thread CPU time: threads '$ticks', ticks $before -> $after"
+fi
