@@ -203,7 +203,7 @@ run_test "rwv: the MAC of the connection proof"         "$bin/btl/test_rwv_sipha
 CORE=1 run_test "rwv: 2 emulated nodes"                        "$t/btl/test_rwv_cluster.sh" 2 1
 CORE=1 run_test "rwv: 3 emulated nodes, 2 rails"               "$t/btl/test_rwv_cluster.sh" 3 2
 run_test "rwv: unreachable and dying peers"             "$t/btl/test_rwv_failures.sh"
-run_test "rwv: a peer busy computing at first contact"    "$t/btl/test_rwv_busy_peers.sh"
+CORE=1 run_test "rwv: a peer busy computing at first contact"    "$t/btl/test_rwv_busy_peers.sh"
 run_test "rwv: outsiders on the rail network are refused" "$t/btl/test_rwv_outsiders.sh"
 CORE=1 run_test "rwv: multi-rail striping and failover"       "$t/btl/test_rwv_multirail.sh"
 CORE=1 run_test "rwv: MPI one-sided (osc/rdma) on 1, 2, 3 nodes" "$t/btl/test_rwv_onesided.sh"

@@ -279,8 +279,22 @@ void mca_btl_rwv_cm_thread_start (void)
                          module->num_rails, module->gate.fenced ? " (its lock a mutex: no membarrier)" : "");
 }
 
-/* What it left undone is done here: a queued request still owns its
- * transport handle. */
+/* At finalize what the thread left undone is dropped, as events nobody
+ * read were before it: only a queued request still owns a transport
+ * handle, and is refused. */
+static void rwv_cm_discard (mca_btl_rwv_module_t *module)
+{
+    mca_btl_rwv_cm_deferred_t *event;
+
+    while (NULL != (event = (mca_btl_rwv_cm_deferred_t *) opal_list_remove_first (&module->cm.deferred))) {
+        if (MCA_BTL_RWV_CM_REQUEST == event->kind) {
+            event->rail->ops->reject (event->rail, event->request);
+        }
+        event->conn->cm_deferred--;
+        OBJ_RELEASE(event);
+    }
+}
+
 void mca_btl_rwv_cm_thread_stop (void)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
@@ -293,6 +307,6 @@ void mca_btl_rwv_cm_thread_stop (void)
         module->gate.fenced = false;
         rwv_cm_close_fds (module);
     }
-    (void) mca_btl_rwv_cm_run_deferred ();
+    rwv_cm_discard (module);
     OBJ_DESTRUCT(&module->cm.deferred);
 }
