@@ -42,6 +42,14 @@ void mca_btl_rwv_register_int (const char *name, const char *desc, int value, in
                                             MCA_BASE_VAR_SCOPE_READONLY, storage);
 }
 
+static void rwv_register_bool (const char *name, const char *desc, bool value, int level, bool *storage)
+{
+    *storage = value;
+    (void) mca_base_component_var_register (&mca_btl_rwv_component.super.btl_version, name, desc,
+                                            MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, level,
+                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
 int mca_btl_rwv_params_register (void)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
@@ -83,15 +91,13 @@ int mca_btl_rwv_params_register (void)
         "peer is reported unreachable (its host down or cut off, its process gone or stopped). "
         "With btl_rwv_connection_thread a live peer answers at once even while it computes", 30,
         &c->connect_timeout);
-    c->connection_thread = true;
-    (void) mca_base_component_var_register (&c->super.btl_version, "connection_thread",
+    rwv_register_bool ("connection_thread",
         "Answer connection requests in a thread of rwv's own, which sleeps until one comes: a peer "
         "busy computing, without calling MPI, still answers within milliseconds, so "
         "btl_rwv_connect_timeout judges only whether a host and process answer. Data still waits "
         "for the application's MPI calls. 0: connection events are read only when the application "
         "calls MPI (a peer that computes longer than btl_rwv_connect_timeout at first contact then "
-        "fails the job)", MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5,
-        MCA_BASE_VAR_SCOPE_READONLY, &c->connection_thread);
+        "fails the job)", true, OPAL_INFO_LVL_5, &c->connection_thread);
     mca_btl_rwv_register_int ("rail_down_timeout",
         "Seconds a rail's link may stay down before rwv gives it up. Peers with another rail move "
         "to it at once; a peer whose only rail it is keeps its connection meanwhile (TCP, or the "
@@ -119,8 +125,7 @@ int mca_btl_rwv_params_register (void)
         "ready rail in turn: a stream of small messages uses every rail, as btl/tcp's modules do) "
         "or first (the first live rail: NUMA-near rails come first, then the order of discovery)",
         "round_robin", &rwv_eager_rail_string);
-    c->one_sided = true;
-    (void) mca_base_component_var_register (&c->super.btl_version, "one_sided",
+    rwv_register_bool ("one_sided",
         "Offer rwv to osc/rdma first, so that MPI one-sided (windows, put, get, accumulate, atomics) "
         "uses rwv's put, get, flush and atomics: rwv is put at the head of osc_rdma_btls unless "
         "that parameter was set. Without it osc/rdma picks btl/vader wherever vader reaches every "
@@ -130,8 +135,7 @@ int mca_btl_rwv_params_register (void)
         "that osc/rdma emulates put, get and atomics with active messages over rwv's eager ring. "
         "Whatever this says, under Open MPI 4.1.0-4.1.4 and 5.0 rwv also sets osc_rdma_network_max_amo "
         "to 0 unless it was set: those osc/rdma compute some accumulates wrongly on their network-atomic "
-        "path",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->one_sided);
+        "path", true, OPAL_INFO_LVL_4, &c->one_sided);
     if (c->one_sided) {
         template->btl_flags |= RWV_COMPAT_BTL_FLAGS_REMOTE_COMPLETION;
     }
