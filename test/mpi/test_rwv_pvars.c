@@ -9,11 +9,15 @@
  * hot (one hot ring of HOT_BYTES more, one promotion); after one with
  * rank ^ 2 the first has given its ring up to the second (a demotion,
  * a second promotion, still one hot ring).
- *   mpirun -np N --mca btl self,rwv test_rwv_pvars OWN_BYTES [HOT_BYTES]
+ * rwv's connection thread answers a peer while this rank computes, so
+ * the first reading waits until every rank has taken its own: ranks on
+ * one node meet through files, not MPI.
+ *   mpirun -np N --mca btl self,rwv test_rwv_pvars OWN_BYTES [HOT_BYTES]   (one node)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_check.h"
 
@@ -120,6 +124,29 @@ static int check_hot_set (MPI_T_pvar_session session, const pvars_t *pv, int ran
     return errors;
 }
 
+/* Every rank of the node (they share a parent: mpirun or its daemon) has
+ * said it is here; nothing of MPI is used. */
+static void meet_without_mpi (int rank, int size, int leave)
+{
+    char path[128];
+    int here = 0;
+
+    snprintf (path, sizeof (path), "/tmp/rwv_pvars_%d_%d", (int) getppid (), rank);
+    if (leave) {
+        unlink (path);
+        return;
+    }
+    fclose (fopen (path, "w"));
+    while (here < size) {
+        here = 0;
+        for (int r = 0 ; r < size ; ++r) {
+            snprintf (path, sizeof (path), "/tmp/rwv_pvars_%d_%d", (int) getppid (), r);
+            here += 0 == access (path, F_OK);
+        }
+        usleep (1000);
+    }
+}
+
 int main (int argc, char **argv)
 {
     unsigned long own = argc > 1 ? strtoul (argv[1], NULL, 10) : 0, hot = argc > 2 ? strtoul (argv[2], NULL, 10) : 0;
@@ -150,7 +177,9 @@ int main (int argc, char **argv)
     pv = (pvars_t) {open_pvar (session, index[0]), open_pvar (session, index[1]), open_pvar (session, index[2]),
                     open_pvar (session, index[3]), open_pvar (session, index[4])};
     errors += expect (rank, "before any message", read_all (session, &pv), (values_t) {0, 0, 0, 0, 0});
+    meet_without_mpi (rank, size, 0);
     exchange_all (rank, size);
+    meet_without_mpi (rank, size, 1);
     errors += expect (rank, "after one message with every peer", read_all (session, &pv),
                       (values_t) {(unsigned long) (size - 1) * own, size - 1, 0, 0, 0});
     if (hot) {
