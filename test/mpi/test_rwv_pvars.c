@@ -130,13 +130,19 @@ static void meet_without_mpi (int rank, int size, int leave)
 {
     char path[128];
     int here = 0;
+    FILE *mark;
 
     snprintf (path, sizeof (path), "/tmp/rwv_pvars_%d_%d", (int) getppid (), rank);
     if (leave) {
         unlink (path);
         return;
     }
-    fclose (fopen (path, "w"));
+    mark = fopen (path, "w");
+    if (NULL == mark) {
+        perror (path);
+        MPI_Abort (MPI_COMM_WORLD, 2);
+    }
+    fclose (mark);
     while (here < size) {
         here = 0;
         for (int r = 0 ; r < size ; ++r) {

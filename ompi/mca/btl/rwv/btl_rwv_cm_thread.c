@@ -52,11 +52,6 @@ static OBJ_CLASS_INSTANCE(mca_btl_rwv_cm_deferred_t, opal_list_item_t, NULL, NUL
 
 static __thread bool rwv_in_cm_thread;
 
-bool mca_btl_rwv_cm_thread_self (void)
-{
-    return rwv_in_cm_thread;
-}
-
 static mca_btl_rwv_cm_deferred_t *rwv_cm_queue (mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_kind_t kind,
                                                 const void *data, size_t len, const char *why)
 {
@@ -72,9 +67,7 @@ static mca_btl_rwv_cm_deferred_t *rwv_cm_queue (mca_btl_rwv_conn_t *conn, mca_bt
         memcpy (event->data, data, event->len);
     }
     snprintf (event->why, sizeof (event->why), "%s", NULL != why ? why : "");
-    if (NULL != conn) {
-        conn->cm_deferred++;
-    }
+    conn->cm_deferred++;
     opal_list_append (&mca_btl_rwv_component.module->cm.deferred, &event->super);
     return event;
 }

@@ -29,9 +29,6 @@ typedef enum {
 void mca_btl_rwv_cm_thread_start (void);
 void mca_btl_rwv_cm_thread_stop (void);
 
-/* Is the caller the connection thread? */
-bool mca_btl_rwv_cm_thread_self (void);
-
 /* In the connection thread: queue KIND for CONN when MUST, or when the
  * connection has events queued already (they keep their order); true if
  * queued.  Elsewhere false. */
@@ -46,7 +43,7 @@ int mca_btl_rwv_cm_run_deferred (void);
 
 static inline bool mca_btl_rwv_cm_has_deferred (mca_btl_rwv_module_t *module)
 {
-    return module->cm.running && !opal_list_is_empty (&module->cm.deferred);
+    return !opal_list_is_empty (&module->cm.deferred);
 }
 
 END_C_DECLS

@@ -492,24 +492,6 @@ void mca_btl_rwv_conn_closed (mca_btl_rwv_conn_t *conn)
     mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
 }
 
-void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, mca_btl_rwv_conn_t *from, uint32_t imm)
-{
-    mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&mca_btl_rwv_component.module->conns, imm >> 16);
-
-    /* the id is the writer's word: where the transport names the
-     * connection, only that one; else one of this rail (a look at a ring
-     * that holds nothing new costs nothing else) */
-    if (NULL != conn && conn->rail == rail && (NULL == from || from == conn)) {
-        conn->local.imm_seen++;
-        if (conn->poll_index < 0) {
-            /* a cold ring's arrival: only now does progress look at it */
-            MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
-            (void) mca_btl_rwv_poll_want (conn);
-            MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
-        }
-    }
-}
-
 static bool mca_btl_rwv_state_waits (mca_btl_rwv_conn_state_t state)
 {
     return MCA_BTL_RWV_CONN_CONNECTING == state || MCA_BTL_RWV_CONN_ACCEPTING == state ||

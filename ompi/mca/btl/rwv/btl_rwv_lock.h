@@ -59,11 +59,9 @@ static inline bool mca_btl_rwv_progress_begin (mca_btl_rwv_module_t *module)
 {
     int32_t idle = 0;
 
-    if (OPAL_UNLIKELY(__atomic_load_n (&module->gate.cm_in, __ATOMIC_ACQUIRE))) {
-        return false;
-    }
     if (mca_btl_rwv_locks_real (module)) {
-        return opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1);
+        return !__atomic_load_n (&module->gate.cm_in, __ATOMIC_ACQUIRE) &&
+            opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1);
     }
     if (module->progressing) {
         return false;

@@ -160,6 +160,24 @@ void mca_btl_rwv_poll_fini (void)
     module->num_polled = module->polled_size = 0;
 }
 
+void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, mca_btl_rwv_conn_t *from, uint32_t imm)
+{
+    mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&mca_btl_rwv_component.module->conns, imm >> 16);
+
+    /* the id is the writer's word: where the transport names the
+     * connection, only that one; else one of this rail (a look at a ring
+     * that holds nothing new costs nothing else) */
+    if (NULL != conn && conn->rail == rail && (NULL == from || from == conn)) {
+        conn->local.imm_seen++;
+        if (conn->poll_index < 0) {
+            /* a cold ring's arrival: only now does progress look at it */
+            MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+            (void) mca_btl_rwv_poll_want (conn);
+            MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
+        }
+    }
+}
+
 /* Nothing for progress to look at on this connection until a completion
  * says so (mca_btl_rwv_conn_remote_data) or a send waits on it: every ring
  * the peer may write into is written with immediate data, and nothing of

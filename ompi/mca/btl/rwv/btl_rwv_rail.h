@@ -166,8 +166,9 @@ void mca_btl_rwv_conn_established (struct mca_btl_rwv_conn_t *conn, const void *
 void mca_btl_rwv_conn_failed (struct mca_btl_rwv_conn_t *conn, const char *why);
 void mca_btl_rwv_conn_refused (struct mca_btl_rwv_conn_t *conn, const char *why);
 void mca_btl_rwv_conn_closed (struct mca_btl_rwv_conn_t *conn);
-/* A write with immediate data IMM landed on RAIL; FROM: the connection it
- * came on where the transport says (verbs), else NULL. */
+/* btl_rwv_progress.c: a write with immediate data IMM landed on RAIL;
+ * FROM: the connection it came on where the transport says (verbs), else
+ * NULL. */
 void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, struct mca_btl_rwv_conn_t *from, uint32_t imm);
 
 END_C_DECLS
