@@ -8,7 +8,9 @@
  * event-queue wait fd, rdma_cm's channel) and costs nothing while no
  * event comes.  When one does, it enters the module gate
  * (btl_rwv_lock.h), reads every rail's events through the same backend
- * calls progress used, and leaves.
+ * calls progress used, and leaves.  Whether an event is there is looked
+ * at first, without the gate, because a fd may wake for the provider's
+ * data traffic too.
  *
  * Under the gate it does what answers a peer and calls nothing outside
  * rwv: the membership proof, the connection and its ring, accept or
@@ -21,6 +23,7 @@
 #include "opal_config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -146,11 +149,10 @@ int mca_btl_rwv_cm_run_deferred (void)
 
 /* ------------------------------------------------------------ the thread */
 
-/* Every event of every rail, then whether all may sleep: libfabric's
- * wait fd is only to be slept on after fi_trywait said so. */
-static bool rwv_cm_drain (mca_btl_rwv_module_t *module, int *events)
+/* Every event of every rail, read under the gate. */
+static int rwv_cm_drain (mca_btl_rwv_module_t *module)
 {
-    bool may_block = true;
+    int events = 0;
 
     mca_btl_rwv_gate_enter (module);
     for (int i = 0 ; i < module->num_rails ; ++i) {
@@ -158,38 +160,83 @@ static bool rwv_cm_drain (mca_btl_rwv_module_t *module, int *events)
         int n;
 
         while ((n = rail->ops->poll_connections (rail)) > 0) {
-            *events += n;
+            events += n;
         }
-        may_block = may_block && rail->ops->cm_may_block (rail);
     }
     mca_btl_rwv_gate_leave (module);
-    return may_block;
+    return events;
+}
+
+/* Looked at without the gate, so that a wake with nothing for the thread
+ * costs the application thread nothing. */
+static mca_btl_rwv_cm_state_t rwv_cm_state (mca_btl_rwv_module_t *module)
+{
+    mca_btl_rwv_cm_state_t state = MCA_BTL_RWV_CM_IDLE;
+
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        mca_btl_rwv_cm_state_t rail_state = module->rails[i]->ops->cm_state (module->rails[i]);
+
+        if (MCA_BTL_RWV_CM_EVENT == rail_state) {
+            return rail_state;
+        }
+        if (MCA_BTL_RWV_CM_BUSY == rail_state) {
+            state = rail_state;
+        }
+    }
+    return state;
+}
+
+/* A wake with no event (libfabric's tcp provider wakes its event fd for
+ * the application's data too, until the application reads it) is paced:
+ * 50 us doubling to 5 ms, back to none at the next event.  A connection
+ * is then answered within 5 ms of its request however busy the rail.
+ * True when finalize asks the thread to stop. */
+static bool rwv_cm_pace (mca_btl_rwv_module_t *module, long *pause_ns)
+{
+    struct pollfd stop = {.fd = module->cm.stop_fd, .events = POLLIN};
+    const struct timespec pause = {.tv_sec = 0, .tv_nsec = *pause_ns};
+
+    *pause_ns = *pause_ns * 2 > 5000000 ? 5000000 : *pause_ns * 2;
+    return ppoll (&stop, 1, &pause, NULL) > 0;
+}
+
+/* Sleep until a rail's fd or finalize wakes the thread; true for finalize. */
+static bool rwv_cm_sleep (mca_btl_rwv_module_t *module)
+{
+    struct epoll_event ready[MCA_BTL_RWV_MAX_RAILS + 1];
+    int n = epoll_wait (module->cm.epoll_fd, ready, MCA_BTL_RWV_MAX_RAILS + 1, -1);
+
+    for (int i = 0 ; i < n ; ++i) {
+        if (ready[i].data.fd == module->cm.stop_fd) {
+            return true;
+        }
+    }
+    return false;
 }
 
 static void *rwv_cm_thread_main (void *arg)
 {
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) arg;
-    struct epoll_event ready[MCA_BTL_RWV_MAX_RAILS + 1];
-    const struct timespec pause = {.tv_sec = 0, .tv_nsec = 1000000};
+    long pause_ns = 50000;
+    bool just_woken = false;
 
     rwv_in_cm_thread = true;
     (void) pthread_setname_np (pthread_self (), "rwv-conn"); /* for top -H, and the tests */
     while (true) {
-        int events = 0, n;
-        bool may_block = rwv_cm_drain (module, &events);
+        mca_btl_rwv_cm_state_t state = rwv_cm_state (module);
 
-        if (!may_block) {
-            if (0 == events) {
-                nanosleep (&pause, NULL); /* the provider has work but no event yet */
-            }
-            continue;
-        }
-        n = epoll_wait (module->cm.epoll_fd, ready, MCA_BTL_RWV_MAX_RAILS + 1, -1);
-        for (int i = 0 ; i < n ; ++i) {
-            if (ready[i].data.fd == module->cm.stop_fd) {
+        if (MCA_BTL_RWV_CM_EVENT == state && rwv_cm_drain (module) > 0) {
+            pause_ns = 50000;
+        } else if (MCA_BTL_RWV_CM_IDLE == state && !just_woken) {
+            if (rwv_cm_sleep (module)) {
                 return NULL;
             }
+            just_woken = true;
+            continue;
+        } else if (rwv_cm_pace (module, &pause_ns)) {
+            return NULL;
         }
+        just_woken = false;
     }
 }
 

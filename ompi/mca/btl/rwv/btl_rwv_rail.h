@@ -53,6 +53,12 @@ static inline void mca_btl_rwv_op_report (mca_btl_rwv_op_t *op, int status)
 
 typedef struct mca_btl_rwv_rail_t mca_btl_rwv_rail_t;
 
+typedef enum {
+    MCA_BTL_RWV_CM_EVENT,   /* a connection event waits */
+    MCA_BTL_RWV_CM_IDLE,    /* nothing: cm_fd may be slept on */
+    MCA_BTL_RWV_CM_BUSY,    /* no event, but cm_fd may wake for the provider's own work */
+} mca_btl_rwv_cm_state_t;
+
 /* What a registration lets the transport do, no more: a key a peer holds
  * (or guesses) opens only what the memory is for. */
 typedef enum {
@@ -97,9 +103,11 @@ typedef struct mca_btl_rwv_rail_ops_t {
     /* poll connection events, calling the mca_btl_rwv_conn_* functions below;
      * runs under the module lock */
     int (*poll_connections) (mca_btl_rwv_rail_t *rail);
-    /* may the connection thread sleep on cm_fd, nothing being ready to
-     * read (libfabric: fi_trywait)?  Runs under the module lock */
-    bool (*cm_may_block) (mca_btl_rwv_rail_t *rail);
+    /* what waits on cm_fd: a connection event, nothing (the connection
+     * thread may sleep on it: libfabric's fi_trywait), or work of the
+     * provider's that may wake the fd with no event.  Called by the
+     * connection thread outside the module lock: it reads nothing away */
+    mca_btl_rwv_cm_state_t (*cm_state) (mca_btl_rwv_rail_t *rail);
     /* is the rail's link up (interface up with carrier)? */
     bool (*link_up) (mca_btl_rwv_rail_t *rail);
     void (*close) (mca_btl_rwv_rail_t *rail);

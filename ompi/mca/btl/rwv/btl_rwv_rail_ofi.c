@@ -378,13 +378,16 @@ static void ofi_cm_error (mca_btl_rwv_ofi_rail_t *rail)
     }
 }
 
+/* a connection event with the largest private data rwv sends */
+typedef union {
+    struct fi_eq_cm_entry entry;
+    unsigned char bytes[sizeof (struct fi_eq_cm_entry) + RWV_OFI_CM_MAX];
+} ofi_cm_buf_t;
+
 static int ofi_poll_connections (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
-    union {
-        struct fi_eq_cm_entry entry;
-        unsigned char bytes[sizeof (struct fi_eq_cm_entry) + RWV_OFI_CM_MAX];
-    } buf;
+    ofi_cm_buf_t buf;
     uint32_t event;
     ssize_t len = fi_eq_read (rail->eq, &event, &buf, sizeof (buf), 0);
 
@@ -456,12 +459,20 @@ static int ofi_poll_completions (mca_btl_rwv_rail_t *r)
     return count;
 }
 
-static bool ofi_cm_may_block (mca_btl_rwv_rail_t *r)
+/* The tcp provider makes its event queue's fd the wait fd of all its
+ * sockets: data arriving for the application wakes it too, so a peek
+ * tells an event from the provider's own traffic. */
+static mca_btl_rwv_cm_state_t ofi_cm_state (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
     struct fid *fids[1] = {&rail->eq->fid};
+    ofi_cm_buf_t buf;
+    uint32_t event;
 
-    return FI_SUCCESS == fi_trywait (rail->fabric, fids, 1);
+    if (-FI_EAGAIN != fi_eq_read (rail->eq, &event, &buf, sizeof (buf), FI_PEEK)) {
+        return MCA_BTL_RWV_CM_EVENT;
+    }
+    return FI_SUCCESS == fi_trywait (rail->fabric, fids, 1) ? MCA_BTL_RWV_CM_IDLE : MCA_BTL_RWV_CM_BUSY;
 }
 
 static bool ofi_link_up (mca_btl_rwv_rail_t *r)
@@ -520,7 +531,7 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
     .mr_dereg = ofi_mr_dereg,
     .poll_completions = ofi_poll_completions,
     .poll_connections = ofi_poll_connections,
-    .cm_may_block = ofi_cm_may_block,
+    .cm_state = ofi_cm_state,
     .link_up = ofi_link_up,
     .close = mca_btl_rwv_ofi_rail_close,
 };

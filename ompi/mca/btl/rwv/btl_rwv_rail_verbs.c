@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,11 +348,13 @@ static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event
     }
 }
 
-/* rdma_cm's channel is a kernel file descriptor: readable while an
- * event waits. */
-static bool verbs_cm_may_block (mca_btl_rwv_rail_t *r)
+/* rdma_cm's channel is a kernel file descriptor, readable exactly while
+ * an event waits. */
+static mca_btl_rwv_cm_state_t verbs_cm_state (mca_btl_rwv_rail_t *r)
 {
-    return true;
+    struct pollfd ready = {.fd = verbs_rail (r)->channel->fd, .events = POLLIN};
+
+    return poll (&ready, 1, 0) > 0 ? MCA_BTL_RWV_CM_EVENT : MCA_BTL_RWV_CM_IDLE;
 }
 
 /* A connect request's private data lives in its event: the core copies
@@ -459,7 +462,7 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops = {
     .mr_dereg = verbs_mr_dereg,
     .poll_completions = verbs_poll_completions,
     .poll_connections = verbs_poll_connections,
-    .cm_may_block = verbs_cm_may_block,
+    .cm_state = verbs_cm_state,
     .link_up = verbs_link_up,
     .close = mca_btl_rwv_verbs_rail_close,
 };
