@@ -11,7 +11,7 @@ packages=(
     iproute2 util-linux
     gnuplot-nox netpipe-openmpi
     qemu-system-x86 busybox-static kmod cpio ibverbs-providers
-    mmdebstrap
+    mmdebstrap debhelper lintian build-essential
 )
 missing=()
 for p in "${packages[@]}"; do

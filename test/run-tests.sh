@@ -227,5 +227,9 @@ run_test "bench: failures and skips are reported, plots drawn" "$t/bench/test_be
 [ "$core_only" = 1 ] || RWV_TEST_TIMEOUT=1500 LABEL="Debian 13, Open MPI 5.0" run_test "Open MPI 5.0: the core tests in a Debian 13 root" \
     "$t/debian13/test_debian13.sh"
 
+# after the Debian 13 root exists: the packages of both releases
+[ "$core_only" = 1 ] || run_test "packaging: Debian 12 and 13 packages build, install, run, purge" \
+    "$t/packaging/test_debian_packages.sh"
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

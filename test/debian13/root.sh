@@ -9,6 +9,9 @@
 #   test/debian13/root.sh run CMD...    run CMD inside it, as root, with
 #                                       /proc /sys /dev /dev/shm /run bound
 #   test/debian13/root.sh path          print where it is
+#   test/debian13/root.sh bare SUITE DIR  make a bare root of SUITE (bookworm,
+#                                       trixie) in DIR: apt only, nothing cached
+#   test/debian13/root.sh in DIR CMD... run CMD inside the root DIR, bound as for run
 #
 # Exits 77 (the suite's "skipped") with one line saying why when the root
 # cannot be made here: not root, no mmdebstrap, no archive in the host's apt
@@ -23,6 +26,7 @@ packages=(
     libibverbs-dev librdmacm-dev
     gcc libc6-dev make autoconf automake libtool pkg-config
     iproute2 util-linux procps
+    debhelper build-essential
 )
 
 skip () { echo "# skip: Debian 13 root: $*"; exit 77; }
@@ -73,8 +77,9 @@ make_root () {
 
 # Bind what the emulated cluster needs from the host; network namespaces
 # and veth come from the host kernel.  Undone when the command ends.
-run_in_root () {
-    [ -f "$root/.rwv-root" ] || make_root || return
+run_in_root () { # root cmd...
+    local r=$1
+    shift
     unshare --mount --propagation private -- /bin/sh -c '
         r=$1; shift
         # a mount point of its own, so that ip netns can remount it inside
@@ -84,12 +89,26 @@ run_in_root () {
         done
         mkdir -p "$r/work" && mount --bind "$0" "$r/work" || exit 1
         exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"
-    ' "$top" "$root" "$@"
+    ' "$top" "$r" "$@"
+}
+
+# A root as a fresh machine of SUITE has it: what apt itself needs, and
+# the archive's package lists.
+make_bare () { # suite dir
+    local uri
+    [ "$(id -u)" -eq 0 ] || skip "needs root (mmdebstrap and chroot)"
+    command -v mmdebstrap > /dev/null || skip "mmdebstrap is not installed (test/deps.sh installs it)"
+    uri=$(archive_uri) || skip "no Debian archive found in the host's apt sources"
+    rm -rf "$2"
+    mmdebstrap --variant=apt --skip=cleanup/apt/lists "$1" "$2" "deb $uri $1 main" > "$2.log" 2>&1 ||
+        skip "mmdebstrap could not make a $1 root (is the archive reachable?); see $2.log"
 }
 
 case "${1:-}" in
     make) make_root ;;
-    run) shift; run_in_root "$@" ;;
+    run) shift; { [ -f "$root/.rwv-root" ] || make_root; } && run_in_root "$root" "$@" ;;
     path) echo "$root" ;;
-    *) echo "usage: $0 make | run CMD... | path" >&2; exit 2 ;;
+    bare) make_bare "$2" "$3" ;;
+    in) shift; r=$1; shift; run_in_root "$r" "$@" ;;
+    *) echo "usage: $0 make | run CMD... | path | bare SUITE DIR | in DIR CMD..." >&2; exit 2 ;;
 esac

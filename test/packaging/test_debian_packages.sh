@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+# Proves the Debian packages (debian/, docs/packaging.md) are what an
+# administrator installs:
+#  - `make distcheck` passes and gives the release tarball;
+#  - from that tarball, `dpkg-buildpackage -b` builds the packages on this
+#    Debian 12 host (Open MPI 4.1) and in the Debian 13 root (Open MPI 5.0),
+#    and lintian finds no error and no warning in either;
+#  - in a bare root of each release (mmdebstrap --variant=apt, from the
+#    host's archive), apt-get install of the packages takes everything else
+#    from the archive; with no component path set, ompi_info lists the
+#    three components and btl/rwv's parameters, a show_help message is
+#    found, a ping-pong over rwv has every byte right, coll/rdmabar alone
+#    gives every collective's values right; the other release's packages
+#    are refused with the pinned dependency named; apt-get purge leaves no
+#    file of ours.
+# Skips (77) with the reason when not root or when the tools or the
+# archive are missing; a release whose root cannot be made is one skip.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=${RWV_BUILD:-$top/_build}
+work=$build/packaging
+roots=$top/test/debian13/root.sh
+. "$top/test/lib.sh"
+export DEB_BUILD_OPTIONS=parallel=2
+
+[ "$(id -u)" -eq 0 ] || { echo "# skip: packaging: needs root (package builds and chroots)"; exit 77; }
+for tool in dpkg-buildpackage dh lintian mmdebstrap; do
+    command -v $tool > /dev/null || { echo "# skip: packaging: $tool is missing (test/deps.sh installs it)"; exit 77; }
+done
+case "$work" in "$top"/*) ;; *) echo "# skip: packaging: RWV_BUILD must lie inside the source tree"; exit 77 ;; esac
+rm -rf "$work"
+mkdir -p "$work/dist" "$work/12" "$work/13"
+trap 'rm -rf "$work"/root-*' EXIT
+
+# ------------------------------------------------------------ the tarball
+if (cd "$work/dist" && "$top/configure" && make -j2 distcheck) > "$work/distcheck.log" 2>&1; then
+    echo "ok - make distcheck: the release tarball builds, installs and uninstalls cleanly out of tree"
+else
+    echo "not ok - make distcheck (log: $work/distcheck.log)"; tail -n 15 "$work/distcheck.log"; exit 1
+fi
+tarball=$(ls "$work"/dist/ompi-rwv-*.tar.gz)
+version=${tarball##*/ompi-rwv-}
+version=${version%.tar.gz}
+
+# ------------------------------------------------------------ the builds
+unpack () { # dir
+    cp "$tarball" "$1/ompi-rwv_$version.orig.tar.gz" && tar xzf "$tarball" -C "$1"
+}
+
+# build in DIR (12: here; 13: in the Debian 13 root, where /work is $top),
+# then the test programs in the same tree, against the same Open MPI
+build_packages () { # release
+    local dir=$work/$1 inner=/work/${work#"$top"/}/$1
+    unpack "$dir" || return 1
+    if [ "$1" = 12 ]; then
+        (cd "$dir/ompi-rwv-$version" && dpkg-buildpackage -us -uc -b && make check) > "$dir/build.log" 2>&1
+    else
+        "$roots" make > "$dir/build.log" 2>&1 || return $?
+        "$roots" run env DEB_BUILD_OPTIONS="$DEB_BUILD_OPTIONS" sh -c \
+            "cd $inner/ompi-rwv-$version && dpkg-buildpackage -us -uc -b && make check" > "$dir/build.log" 2>&1
+    fi
+}
+
+lib_package () { # release
+    case $1 in 12) echo libopenmpi3 ;; 13) echo libopenmpi40 ;; esac
+}
+series () { # release
+    case $1 in 12) echo 4.1 ;; 13) echo 5.0 ;; esac
+}
+
+built=()
+for rel in 12 13; do
+    build_packages $rel
+    rc=$?
+    if [ "$rc" -eq 77 ]; then
+        echo "skip - Debian $rel packages: $(grep '^# skip' "$work/$rel/build.log" | head -n 1)"
+        continue
+    elif [ "$rc" -ne 0 ]; then
+        echo "not ok - Debian $rel: dpkg-buildpackage -b from the release tarball (log: $work/$rel/build.log)"
+        tail -n 15 "$work/$rel/build.log"
+        continue
+    fi
+    pin="$(lib_package $rel) (<< $(series $rel | awk -F. '{print $1 "." $2 + 1}')~)"
+    depends=$(dpkg-deb -f "$work/$rel"/openmpi-mca-btl-rwv_*.deb Depends)
+    if [[ "$depends" == *"$pin"* ]]; then
+        echo "ok - Debian $rel: the packages build from the release tarball; each component depends on $(lib_package $rel) within Open MPI $(series $rel)"
+        built+=($rel)
+    else
+        echo "not ok - Debian $rel: openmpi-mca-btl-rwv does not pin '$pin': Depends: $depends"
+    fi
+    if lintian --fail-on error,warning "$work/$rel"/*.changes > "$work/$rel/lintian.log" 2>&1; then
+        echo "ok - Debian $rel: lintian reports no error and no warning (overrides in debian/ say why)"
+    else
+        echo "not ok - Debian $rel: lintian"; grep -E '^(E|W):' "$work/$rel/lintian.log" | head -n 10
+    fi
+done
+
+# ------------------------------------------------------------ a bare machine
+in_root () { # root cmd...
+    local r=$1
+    shift
+    "$roots" in "$r" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        OMPI_MCA_hwloc_base_binding_policy=none OMPI_MCA_rmaps_base_oversubscribe=1 "$@"
+}
+
+our_files () { # root
+    find "$1" \( -path "$1/proc" -o -path "$1/sys" -o -path "$1/dev" -o -path "$1/run" -o -path "$1/work" \
+        -o -path "$1/rwv-test" \) -prune -o \( -name '*rwv*' -o -name '*rdmabar*' -o -name '*regcache*' \) -print
+}
+
+try_packages () { # release suite other-release
+    local rel=$1 suite=$2 other=$3 r=$work/root-$2 out rc
+    out=$("$roots" bare "$suite" "$r" 2>&1)
+    if [ $? -ne 0 ]; then
+        echo "skip - Debian $rel packages on a bare $suite root: ${out#\# skip: }"
+        return
+    fi
+    mkdir -p "$r/rwv-test/debs" "$r/rwv-test/other" "$r/rwv-test/bin"
+    cp -L /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null
+    cp "$work/$rel"/*.deb "$r/rwv-test/debs/" && rm -f "$r"/rwv-test/debs/*-dbgsym_*
+    cp "$work/$other"/*.deb "$r/rwv-test/other/" 2>/dev/null; rm -f "$r"/rwv-test/other/*-dbgsym_*
+    cp "$work/$rel/ompi-rwv-$version/test/mpi/test_pingpong_verify" \
+       "$work/$rel/ompi-rwv-$version/test/coll/test_collectives_values" "$r/rwv-test/bin/"
+
+    if in_root "$r" sh -c 'apt-get install -y -q /rwv-test/debs/*.deb' > "$r.install.log" 2>&1 &&
+       in_root "$r" dpkg-query -W -f='${Status}\n' openmpi-bin | grep -q 'install ok installed'; then
+        echo "ok - Debian $rel packages on a bare $suite root: apt-get install takes Open MPI and the libraries from the archive"
+    else
+        echo "not ok - apt-get install of the Debian $rel packages on a bare $suite root"; tail -n 10 "$r.install.log"
+        return
+    fi
+
+    out=$(in_root "$r" ompi_info 2>&1; in_root "$r" ompi_info --param btl rwv --level 9 2>&1)
+    if echo "$out" | grep -q 'MCA btl: rwv' && echo "$out" | grep -q 'MCA coll: rdmabar' &&
+       echo "$out" | grep -q 'MCA rcache: regcache' && echo "$out" | grep -q 'btl_rwv_connect_timeout'; then
+        echo "ok - $suite: with no component path set, ompi_info lists btl/rwv, coll/rdmabar, rcache/regcache and btl/rwv's parameters"
+    else
+        echo "not ok - $suite: ompi_info does not list the installed components"; echo "$out" | grep -iE 'rwv|rdmabar|regcache|error' | head -n 5
+    fi
+    RWV_EXPECT='found an invalid MCA parameter value' run_keeping_help "$r.help.log" in_root "$r" \
+        mpirun -np 2 --mca btl self,vader,rwv --mca btl_rwv_connect_timeout -1 /rwv-test/bin/test_pingpong_verify \
+        > /dev/null
+    if grep -q 'found an invalid MCA parameter value' "$r.help.log"; then
+        echo "ok - $suite: btl/rwv's show_help texts are found where that Open MPI looks for its own"
+    else
+        echo "not ok - $suite: btl/rwv's help text"; tail -n 5 "$r.help.log"
+    fi
+    out=$(in_root "$r" mpirun -np 2 --mca btl self,rwv /rwv-test/bin/test_pingpong_verify 2>&1)
+    if [ $? -eq 0 ] && echo "$out" | grep -q '^ok - ' && ! echo "$out" | grep -q '^not ok'; then
+        echo "ok - $suite: mpirun --mca btl self,rwv: $(echo "$out" | grep '^ok - ' | head -n 1 | sed 's/^ok - //')"
+    else
+        echo "not ok - $suite: ping-pong over the installed btl/rwv"; echo "$out" | tail -n 5
+    fi
+    out=$(in_root "$r" mpirun -np 3 --mca mpi_yield_when_idle 1 --mca coll rdmabar \
+          /rwv-test/bin/test_collectives_values -u -q 2>&1)
+    if [ $? -eq 0 ] && echo "$out" | grep -q '^ok - ' && ! echo "$out" | grep -q '^not ok'; then
+        echo "ok - $suite: mpirun --mca coll rdmabar, 3 ranks: $(echo "$out" | grep '^ok - ' | head -n 1 | sed 's/^ok - //')"
+    else
+        echo "not ok - $suite: collectives over the installed coll/rdmabar alone"; echo "$out" | tail -n 5
+    fi
+
+    if ls "$r"/rwv-test/other/*.deb > /dev/null 2>&1; then
+        out=$(in_root "$r" sh -c 'apt-get install -s /rwv-test/other/*.deb' 2>&1)
+        if [ $? -ne 0 ] && echo "$out" | grep -q "Depends: $(lib_package $other)"; then
+            echo "ok - $suite: apt refuses the Debian $other packages (Open MPI $(series $other)) and names $(lib_package $other)"
+        else
+            echo "not ok - $suite: apt would install the Debian $other packages next to Open MPI $(series $rel)"
+            echo "$out" | tail -n 5
+        fi
+    fi
+
+    in_root "$r" apt-get purge -y -q ompi-rwv openmpi-mca-btl-rwv openmpi-mca-coll-rdmabar \
+        openmpi-mca-rcache-regcache > "$r.purge.log" 2>&1
+    rc=$?
+    out=$(our_files "$r")
+    if [ "$rc" -eq 0 ] && [ -z "$out" ]; then
+        echo "ok - $suite: apt-get purge leaves no file of ours"
+    else
+        echo "not ok - $suite: files left after apt-get purge"; echo "$out" | head -n 10
+    fi
+}
+
+for rel in "${built[@]}"; do
+    case $rel in
+        12) try_packages 12 bookworm 13 ;;
+        13) try_packages 13 trixie 12 ;;
+    esac
+done
