@@ -102,7 +102,7 @@ in_root () { # root cmd...
     local r=$1
     shift
     "$roots" in "$r" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        OMPI_MCA_hwloc_base_binding_policy=none OMPI_MCA_rmaps_base_oversubscribe=1 "$@"
+        OMPI_MCA_hwloc_base_binding_policy=none ${launch_env:-} "$@"
 }
 
 our_files () { # root
@@ -110,8 +110,22 @@ our_files () { # root
         -o -path "$1/rwv-test" \) -prune -o \( -name '*rwv*' -o -name '*rdmabar*' -o -name '*regcache*' \) -print
 }
 
+# A job in the root passes when it exits 0 and prints only ok lines;
+# the line says what it checked.  (prterun's help text carries NULs.)
+job_checks () { # label root cmd...
+    local label=$1 r=$2 rc
+    shift 2
+    in_root "$r" "$@" > "$r.job.log" 2>&1
+    rc=$?
+    if [ "$rc" -eq 0 ] && grep -aq '^ok - ' "$r.job.log" && ! grep -aq '^not ok' "$r.job.log"; then
+        echo "ok - $label: $(grep -a '^ok - ' "$r.job.log" | head -n 1 | sed 's/^ok - //')"
+    else
+        echo "not ok - $label: exit $rc"; tr -d '\000' < "$r.job.log" | tail -n 5
+    fi
+}
+
 try_packages () { # release suite other-release
-    local rel=$1 suite=$2 other=$3 r=$work/root-$2 out rc
+    local rel=$1 suite=$2 other=$3 r=$work/root-$2 out rc launch_env=
     out=$("$roots" bare "$suite" "$r" 2>&1)
     if [ $? -ne 0 ]; then
         echo "skip - Debian $rel packages on a bare $suite root: ${out#\# skip: }"
@@ -132,6 +146,14 @@ try_packages () { # release suite other-release
         return
     fi
 
+    # Debian 13's mpirun (PRRTE 3.0.8, PMIx 5.0.7) hands every rank
+    # OMPI_MCA_mca_base_component_path set to PMIx's own plugin directory,
+    # which hides every component installed in Open MPI's directory from
+    # the ranks (ompi_info, not launched, is not affected): the
+    # workaround docs/packaging.md gives restates Open MPI's default
+    if [ "$rel" = 13 ]; then
+        launch_env=OMPI_MCA_opal_mca_base_component_path=SYS_DEFAULT
+    fi
     out=$(in_root "$r" ompi_info 2>&1; in_root "$r" ompi_info --param btl rwv --level 9 2>&1)
     if echo "$out" | grep -q 'MCA btl: rwv' && echo "$out" | grep -q 'MCA coll: rdmabar' &&
        echo "$out" | grep -q 'MCA rcache: regcache' && echo "$out" | grep -q 'btl_rwv_connect_timeout'; then
@@ -147,19 +169,11 @@ try_packages () { # release suite other-release
     else
         echo "not ok - $suite: btl/rwv's help text"; tail -n 5 "$r.help.log"
     fi
-    out=$(in_root "$r" mpirun -np 2 --mca btl self,rwv /rwv-test/bin/test_pingpong_verify 2>&1)
-    if [ $? -eq 0 ] && echo "$out" | grep -q '^ok - ' && ! echo "$out" | grep -q '^not ok'; then
-        echo "ok - $suite: mpirun --mca btl self,rwv: $(echo "$out" | grep '^ok - ' | head -n 1 | sed 's/^ok - //')"
-    else
-        echo "not ok - $suite: ping-pong over the installed btl/rwv"; echo "$out" | tail -n 5
-    fi
-    out=$(in_root "$r" mpirun -np 3 --mca mpi_yield_when_idle 1 --mca coll rdmabar \
-          /rwv-test/bin/test_collectives_values -u -q 2>&1)
-    if [ $? -eq 0 ] && echo "$out" | grep -q '^ok - ' && ! echo "$out" | grep -q '^not ok'; then
-        echo "ok - $suite: mpirun --mca coll rdmabar, 3 ranks: $(echo "$out" | grep '^ok - ' | head -n 1 | sed 's/^ok - //')"
-    else
-        echo "not ok - $suite: collectives over the installed coll/rdmabar alone"; echo "$out" | tail -n 5
-    fi
+    job_checks "$suite: mpirun --mca btl self,rwv${launch_env:+ ($launch_env)}" "$r" \
+        mpirun -np 2 --mca btl self,rwv /rwv-test/bin/test_pingpong_verify
+    job_checks "$suite: mpirun --mca coll rdmabar, 3 ranks${launch_env:+ ($launch_env)}" "$r" \
+        mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca coll rdmabar \
+        /rwv-test/bin/test_collectives_values -u -q
 
     if ls "$r"/rwv-test/other/*.deb > /dev/null 2>&1; then
         out=$(in_root "$r" sh -c 'apt-get install -s /rwv-test/other/*.deb' 2>&1)
