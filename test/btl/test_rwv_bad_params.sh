@@ -72,10 +72,15 @@ if [ "$rc" -eq 0 ] && echo "$out" | grep -q '^ok - ping-pong' && grep -q "cannot
 else
     echo "not ok - eager slot sizes that differ, with other BTLs: exit $rc"; tail -5 "$err"; fail=1
 fi
+# rwv's part ends when a rank stops in MPI_Init with the message (the
+# runtime may lose its own abort text with a show_help ORTE error); Open MPI
+# 4.1.4's mpirun then now and then hangs or crashes tearing the job down
+# (in PMIx_server_finalize), so its own exit status (124 from timeout,
+# 139) is not held against rwv
 out=$(RWV_EXPECT="cannot reach process" run_keeping_help "$err" timeout 60 mpirun --mca btl self,rwv "${differ[@]}")
 rc=$?
-if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "cannot reach process" "$err" && grep -q "btl_rwv_eager_slot_size - 32" "$err" &&
-   ! grep -q "malformed" "$err"; then
+if [ "$rc" -ne 0 ] && grep -q "cannot reach process" "$err" && grep -q "btl_rwv_eager_slot_size - 32" "$err" &&
+   ! grep -q "malformed" "$err" && ! echo "$out" | grep -q '^ok - '; then
     echo "ok - eager slot sizes that differ between processes: with rwv the only network BTL the job stops with that message"
 else
     echo "not ok - eager slot sizes that differ, rwv alone: exit $rc"; tail -5 "$err"; fail=1
