@@ -115,12 +115,12 @@ our_files () { # root
 job_checks () { # label root cmd...
     local label=$1 r=$2 rc
     shift 2
-    in_root "$r" "$@" > "$r.job.log" 2>&1
-    rc=$?
-    if [ "$rc" -eq 0 ] && grep -aq '^ok - ' "$r.job.log" && ! grep -aq '^not ok' "$r.job.log"; then
-        echo "ok - $label: $(grep -a '^ok - ' "$r.job.log" | head -n 1 | sed 's/^ok - //')"
+    in_root "$r" "$@" 2>&1 | tr -d '\000' > "$r.job.log"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" -eq 0 ] && grep -q '^ok - ' "$r.job.log" && ! grep -q '^not ok' "$r.job.log"; then
+        echo "ok - $label: $(grep '^ok - ' "$r.job.log" | head -n 1 | sed 's/^ok - //')"
     else
-        echo "not ok - $label: exit $rc"; tr -d '\000' < "$r.job.log" | tail -n 5
+        echo "not ok - $label: exit $rc"; tail -n 5 "$r.job.log"
     fi
 }
 
