@@ -10,8 +10,10 @@
 #    host's archive), apt-get install of the packages takes everything else
 #    from the archive; with no component path set, ompi_info lists the
 #    three components and btl/rwv's parameters, a show_help message is
-#    found, a ping-pong over rwv has every byte right, coll/rdmabar alone
-#    gives every collective's values right; the other release's packages
+#    found, and from a login shell a ping-pong over rwv has every byte
+#    right and coll/rdmabar alone gives every collective's values right;
+#    on Debian 13 the same job outside a login shell misses the components
+#    (the cause openmpi-mca-rwv-common's snippet cures); the other release's packages
 #    are refused with the pinned dependency named; apt-get purge leaves no
 #    file of ours.
 # Skips (77) with the reason when not root or when the tools or the
@@ -102,7 +104,7 @@ in_root () { # root cmd...
     local r=$1
     shift
     "$roots" in "$r" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        OMPI_MCA_hwloc_base_binding_policy=none ${launch_env:-} "$@"
+        OMPI_MCA_hwloc_base_binding_policy=none "$@"
 }
 
 our_files () { # root
@@ -124,8 +126,25 @@ job_checks () { # label root cmd...
     fi
 }
 
+# Debian 13's mpirun passes the mca_base_component_path of Debian's PMIx
+# parameter file to the ranks, hiding Open MPI's directory from them
+# (docs/packaging.md): the profile.d snippet of openmpi-mca-rwv-common is
+# what lets the login-shell jobs above find the components.  Without it
+# (a shell that is not a login shell) they must not: this proves both the
+# cause and that the snippet is the cure.
+hidden_without_snippet () { # root suite
+    local out
+    out=$(in_root "$1" bash -c 'mpirun -np 2 --mca btl self,rwv /rwv-test/bin/test_pingpong_verify' 2>&1 | tr -d '\000')
+    if echo "$out" | grep -q 'Component: *rwv' && in_root "$1" bash -lc 'env' | grep -qx 'OMPI_MCA_opal_mca_base_component_path=SYS_DEFAULT'; then
+        echo "ok - $2: outside a login shell the ranks miss btl/rwv (PMIx's parameter file); the profile.d snippet restores Open MPI's search path"
+    else
+        echo "not ok - $2: the component path seen without and with the profile.d snippet is not what docs/packaging.md says"
+        echo "$out" | grep -iE 'component|rwv' | head -n 5
+    fi
+}
+
 try_packages () { # release suite other-release
-    local rel=$1 suite=$2 other=$3 r=$work/root-$2 out rc launch_env=
+    local rel=$1 suite=$2 other=$3 r=$work/root-$2 out rc
     out=$("$roots" bare "$suite" "$r" 2>&1)
     if [ $? -ne 0 ]; then
         echo "skip - Debian $rel packages on a bare $suite root: ${out#\# skip: }"
@@ -146,14 +165,6 @@ try_packages () { # release suite other-release
         return
     fi
 
-    # Debian 13's mpirun (PRRTE 3.0.8, PMIx 5.0.7) hands every rank
-    # OMPI_MCA_mca_base_component_path set to PMIx's own plugin directory,
-    # which hides every component installed in Open MPI's directory from
-    # the ranks (ompi_info, not launched, is not affected): the
-    # workaround docs/packaging.md gives restates Open MPI's default
-    if [ "$rel" = 13 ]; then
-        launch_env=OMPI_MCA_opal_mca_base_component_path=SYS_DEFAULT
-    fi
     out=$(in_root "$r" ompi_info 2>&1; in_root "$r" ompi_info --param btl rwv --level 9 2>&1)
     if echo "$out" | grep -q 'MCA btl: rwv' && echo "$out" | grep -q 'MCA coll: rdmabar' &&
        echo "$out" | grep -q 'MCA rcache: regcache' && echo "$out" | grep -q 'btl_rwv_connect_timeout'; then
@@ -169,11 +180,12 @@ try_packages () { # release suite other-release
     else
         echo "not ok - $suite: btl/rwv's help text"; tail -n 5 "$r.help.log"
     fi
-    job_checks "$suite: mpirun --mca btl self,rwv${launch_env:+ ($launch_env)}" "$r" \
-        mpirun -np 2 --mca btl self,rwv /rwv-test/bin/test_pingpong_verify
-    job_checks "$suite: mpirun --mca coll rdmabar, 3 ranks${launch_env:+ ($launch_env)}" "$r" \
-        mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca coll rdmabar \
-        /rwv-test/bin/test_collectives_values -u -q
+    # jobs run from a login shell, as a user's do, with nothing set by hand
+    job_checks "$suite: mpirun --mca btl self,rwv from a login shell" "$r" \
+        bash -lc 'mpirun -np 2 --mca btl self,rwv /rwv-test/bin/test_pingpong_verify'
+    job_checks "$suite: mpirun --mca coll rdmabar, 3 ranks, from a login shell" "$r" \
+        bash -lc 'mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca coll rdmabar /rwv-test/bin/test_collectives_values -u -q'
+    [ "$rel" = 13 ] && hidden_without_snippet "$r" "$suite"
 
     if ls "$r"/rwv-test/other/*.deb > /dev/null 2>&1; then
         out=$(in_root "$r" sh -c 'apt-get install -s /rwv-test/other/*.deb' 2>&1)
@@ -186,7 +198,7 @@ try_packages () { # release suite other-release
     fi
 
     in_root "$r" apt-get purge -y -q ompi-rwv openmpi-mca-btl-rwv openmpi-mca-coll-rdmabar \
-        openmpi-mca-rcache-regcache > "$r.purge.log" 2>&1
+        openmpi-mca-rcache-regcache openmpi-mca-rwv-common > "$r.purge.log" 2>&1
     rc=$?
     out=$(our_files "$r")
     if [ "$rc" -eq 0 ] && [ -z "$out" ]; then
