@@ -9,8 +9,9 @@
 #
 #   test/run-tests.sh [--no-build] [--core] [FILTER]
 #     FILTER: run only tests whose name contains it
-#     --core: only the tests marked CORE=1, which test/debian13 runs again on
-#             Debian 13's Open MPI 5.0 (RWV_BUILD names that build)
+#     --core: only the tests marked CORE=1, which test/roots runs again on
+#             Debian 13's Open MPI 5.0 and Debian testing's 6.0 (RWV_BUILD
+#             names that build)
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -223,9 +224,12 @@ for btls in self,rwv self,vader,rwv; do
 done
 run_test "rwv: native verbs rail on soft-RoCE (qemu guest)" "$t/verbs/test_rwv_verbs.sh"
 run_test "bench: failures and skips are reported, plots drawn" "$t/bench/test_bench_scripts.sh"
-# the CORE=1 tests again, built against Debian 13's Open MPI 5.0 in a root of its own
+# the CORE=1 tests again, built against Debian 13's Open MPI 5.0 and
+# Debian testing's 6.0, each in a root of its own
 [ "$core_only" = 1 ] || RWV_TEST_TIMEOUT=1500 LABEL="Debian 13, Open MPI 5.0" run_test "Open MPI 5.0: the core tests in a Debian 13 root" \
-    "$t/debian13/test_debian13.sh"
+    "$t/roots/test_in_root.sh" trixie
+[ "$core_only" = 1 ] || RWV_TEST_TIMEOUT=1500 LABEL="Debian forky, Open MPI 6.0" run_test "Open MPI 6.0: the core tests in a Debian forky root" \
+    "$t/roots/test_in_root.sh" forky
 
 # after the Debian 13 root exists: the packages of both releases
 [ "$core_only" = 1 ] || run_test "packaging: Debian 12 and 13 packages build, install, run, purge" \

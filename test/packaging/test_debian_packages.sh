@@ -23,7 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=${RWV_BUILD:-$top/_build}
 work=$build/packaging
-roots=$top/test/debian13/root.sh
+roots=$top/test/roots/root.sh
 . "$top/test/lib.sh"
 export DEB_BUILD_OPTIONS=parallel=2
 

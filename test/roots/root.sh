@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
-# The Debian 13 (trixie) root the suite builds and runs the project in,
-# against trixie's Open MPI 5.0.  Made with mmdebstrap from the archive the
-# host's apt already uses, kept under _build/ and reused while its package
-# list is the same.
+# The Debian roots the suite builds and runs the project in, against
+# another release's Open MPI: trixie (Debian 13, Open MPI 5.0) and forky
+# (Debian testing, Open MPI 6.0).  Made with mmdebstrap from the archive
+# the host's apt already uses, kept under _build/root-SUITE and reused
+# while its package list is the same.
 #
-#   test/debian13/root.sh make          make the root if it is missing
-#   test/debian13/root.sh run CMD...    run CMD inside it, as root, with
-#                                       /proc /sys /dev /dev/shm /run bound
-#   test/debian13/root.sh path          print where it is
-#   test/debian13/root.sh bare SUITE DIR  make a bare root of SUITE (bookworm,
-#                                       trixie) in DIR: apt only, nothing cached
-#   test/debian13/root.sh in DIR CMD... run CMD inside the root DIR, bound as for run
+#   test/roots/root.sh [--suite S] make        make the root if it is missing
+#   test/roots/root.sh [--suite S] run CMD...  run CMD inside it, as root, with
+#                                              /proc /sys /dev /dev/shm /run bound
+#   test/roots/root.sh [--suite S] path        print where it is
+#   test/roots/root.sh bare SUITE DIR          make a bare root of SUITE (bookworm,
+#                                              trixie) in DIR: apt only, nothing cached
+#   test/roots/root.sh in DIR CMD...           run CMD inside the root DIR, bound as for run
+# S is trixie (the default) or forky.
 #
 # Exits 77 (the suite's "skipped") with one line saying why when the root
 # cannot be made here: not root, no mmdebstrap, no archive in the host's apt
@@ -20,16 +22,22 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=${RWV_BUILD:-$top/_build}
-root=${RWV_DEBIAN13_ROOT:-$build/debian13-root}
+suite=trixie
+if [ "${1:-}" = --suite ]; then
+    suite=$2
+    shift 2
+fi
+case "$suite" in trixie|forky) ;; *) echo "$0: no root for suite '$suite' (trixie or forky)" >&2; exit 2 ;; esac
+root=$build/root-$suite
 packages=(
-    openmpi-bin libopenmpi-dev libfabric-dev libfabric-bin libhwloc-dev
+    openmpi-bin libopenmpi-dev libpmix-dev libfabric-dev libfabric-bin libhwloc-dev
     libibverbs-dev librdmacm-dev
     gcc libc6-dev make autoconf automake libtool pkg-config
     iproute2 util-linux procps
     debhelper build-essential
 )
 
-skip () { echo "# skip: Debian 13 root: $*"; exit 77; }
+skip () { echo "# skip: Debian $suite root: $*"; exit 77; }
 
 # The Debian archive the host's apt uses: the first URI of a source that
 # carries the host's main suite (not its security archive).  deb822 files
@@ -51,7 +59,7 @@ archive_uri () {
         head -n 1 | grep .
 }
 
-stamp () { printf '%s\n' "${packages[@]}" | md5sum | cut -c1-16; }
+stamp () { printf '%s\n' "$suite" "${packages[@]}" | md5sum | cut -c1-16; }
 
 make_root () {
     local uri tmp
@@ -61,15 +69,18 @@ make_root () {
         return 0
     fi
     uri=$(archive_uri) || skip "no Debian archive found in the host's apt sources"
-    echo "# making the Debian 13 root in $root from the host's archive (a few minutes, once)"
+    echo "# making the Debian $suite root in $root from the host's archive (a few minutes, once)"
     rm -rf "$root" "$root.new"
     tmp=$root.new
     mkdir -p "$(dirname "$root")"
+    # testing's Release files outlive their Valid-Until between the
+    # archive's updates of them; the packages are still the archive's own
     if ! mmdebstrap --variant=apt --include="$(IFS=,; echo "${packages[*]}")" \
+            --aptopt='Acquire::Check-Valid-Until "false"' \
             --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
-            trixie "$tmp" "deb $uri trixie main" > "$build/debian13-root.log" 2>&1; then
+            "$suite" "$tmp" "deb $uri $suite main" > "$build/root-$suite.log" 2>&1; then
         rm -rf "$tmp"
-        skip "mmdebstrap could not make the root (is the archive reachable?); see $build/debian13-root.log"
+        skip "mmdebstrap could not make the $suite root (is the archive reachable?); see $build/root-$suite.log"
     fi
     stamp > "$tmp/.rwv-root"
     mv "$tmp" "$root"
