@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
- * What differs between the Open MPI 4.1 and 5.0 series for the opal-level
- * components (btl/rwv, rcache/regcache).  The protocol code includes this
- * header instead of the moved headers and calls these helpers where the
- * interfaces differ; no other file tests the Open MPI version.
+ * What differs between the BTL interfaces of Open MPI 4.1 (3.1.0) and 5.0
+ * and 6.0 (3.3.0, identical in both) for the opal-level components
+ * (btl/rwv, rcache/regcache; rcache is 3.0.0 in all three).  The protocol
+ * code includes this header instead of the moved headers and calls these
+ * helpers where the interfaces differ; no other file tests the Open MPI
+ * version.  The choice follows the interface btl.h declares; the lock and
+ * runtime-exchange headers moved in the same release.
  *
- *                      4.1 (BTL 3.1.0)             5.0 (BTL 3.3.0)
+ *                      BTL 3.1.0 (4.1)             BTL 3.3.0 (5.0, 6.0)
  *   locks              opal/threads/mutex.h        opal/mca/threads/mutex.h
  *   runtime exchange   opal/mca/pmix/pmix.h        opal/mca/pmix/pmix-internal.h
  *                      OPAL_PMIX_GLOBAL, _LOCAL    PMIX_GLOBAL, PMIX_LOCAL
@@ -21,14 +24,18 @@
 
 #include "opal_config.h"
 
-#if OMPI_MAJOR_VERSION == 4
+#include "opal/mca/btl/btl.h"
+
+#include "rwv_show_help.h"
+
+#if defined(MCA_BTL_BASE_VERSION_3_1_0)
 #    include "opal/mca/pmix/pmix.h"
 #    include "opal/threads/mutex.h"
 #    define RWV_MODEX_GLOBAL OPAL_PMIX_GLOBAL
 #    define RWV_MODEX_LOCAL OPAL_PMIX_LOCAL
 #    define RWV_COMPAT_BTL_VERSION MCA_BTL_BASE_VERSION_3_1_0
 #    define RWV_COMPAT_BTL_FLAGS_REMOTE_COMPLETION 0
-#elif OMPI_MAJOR_VERSION == 5
+#elif defined(MCA_BTL_BASE_VERSION_3_3_0)
 #    include "opal/mca/pmix/pmix-internal.h"
 #    include "opal/mca/threads/mutex.h"
 #    define RWV_MODEX_GLOBAL PMIX_GLOBAL
@@ -36,10 +43,8 @@
 #    define RWV_COMPAT_BTL_VERSION MCA_BTL_BASE_VERSION_3_3_0
 #    define RWV_COMPAT_BTL_FLAGS_REMOTE_COMPLETION MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION
 #else
-#    error "btl/rwv and rcache/regcache support the Open MPI 4.1 and 5.0 series (configure checks this)"
+#    error "btl/rwv and rcache/regcache know BTL 3.1.0 and 3.3.0 (configure checks this)"
 #endif
-
-#include "opal/mca/btl/btl.h"
 
 /* osc/rdma computes wrong results when it sends accumulates through a
  * BTL's atomics: 4.x before 4.1.5 (4.1.0 to 4.1.4 checked) unpack MPI_Get_accumulate's fetched values
@@ -49,7 +54,7 @@
  * then sets osc_rdma_network_max_amo to 0, unless the user set it, so
  * that every accumulate takes osc/rdma's get-op-put path, which is right.
  * Fetch-and-op and compare-and-swap keep rwv's atomics. */
-#if (OMPI_MAJOR_VERSION == 4 && OMPI_RELEASE_VERSION < 5) || OMPI_MAJOR_VERSION == 5
+#if (OMPI_MAJOR_VERSION == 4 && OMPI_RELEASE_VERSION < 5) || OMPI_MAJOR_VERSION >= 5
 #    define RWV_COMPAT_OSC_ACC_AMO_BROKEN 1
 #else
 #    define RWV_COMPAT_OSC_ACC_AMO_BROKEN 0
@@ -62,7 +67,7 @@ static inline void rwv_compat_btl_deliver (mca_btl_base_module_t *btl, struct mc
 {
     const mca_btl_active_message_callback_t *reg = mca_btl_base_active_message_trigger + tag;
     mca_btl_base_segment_t segment = {.seg_addr.pval = payload, .seg_len = len};
-#if OMPI_MAJOR_VERSION == 4
+#if defined(MCA_BTL_BASE_VERSION_3_1_0)
     mca_btl_base_descriptor_t des = {.des_segments = &segment, .des_segment_count = 1};
 
     (void) endpoint;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
-# Proves configure refuses, with a message naming the Debian package, an
-# Open MPI that is neither 4.1 nor 5.0, missing Open MPI headers and a missing
-# libfabric; and that plain ./configure targets Open MPI's own directories.
+# Proves configure refuses, with a message naming what it found and the
+# Debian package, an Open MPI whose component interfaces are none of 4.1's,
+# 5.0's or 6.0's, missing Open MPI headers and a missing libfabric; and that
+# plain ./configure targets Open MPI's own directories.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
@@ -10,10 +11,15 @@ trap 'rm -rf "$work"' EXIT
 fail=0
 say () { echo "$1 - $2"; [ "$1" = ok ] || fail=1; }
 
-fake_ompi () { # dir major minor [with_headers]
-    mkdir -p "$1/include" "$1/bin"
-    if [ "${4:-yes}" = yes ]; then
+# an install whose headers declare the BTL and coll interfaces given
+# (X_Y_Z), or no headers at all
+fake_ompi () { # dir major minor [btl coll | no]
+    mkdir -p "$1/include/opal/mca/btl" "$1/include/opal/mca/rcache" "$1/include/ompi/mca/coll" "$1/bin"
+    if [ "${4:-}" != no ]; then
         printf '#define OMPI_MAJOR_VERSION %s\n#define OMPI_MINOR_VERSION %s\n' "$2" "$3" > "$1/include/opal_config.h"
+        echo "#define MCA_BTL_BASE_VERSION_$4 x" > "$1/include/opal/mca/btl/btl.h"
+        echo "#define MCA_RCACHE_BASE_VERSION_3_0_0 x" > "$1/include/opal/mca/rcache/rcache.h"
+        echo "#define MCA_COLL_BASE_VERSION_$5 x" > "$1/include/ompi/mca/coll/coll.h"
     fi
     printf '#!/bin/sh\ncase "$1" in --showme:incdirs) echo %s/include ;; --showme:libdirs) echo %s ;; esac\n' \
         "$1" "$1" > "$1/bin/mpicc"
@@ -27,13 +33,13 @@ try_configure () { # name args...
     mkdir -p "$work/$name" && cd "$work/$name" && "$top/configure" "$@" > out.log 2>&1
 }
 
-fake_ompi "$work/ompi60" 6 0
-if ! try_configure v60 MPICC="$work/ompi60/bin/mpicc" OMPI_INFO="$work/ompi60/bin/ompi_info" &&
-   grep -q 'Open MPI 6.0 found' out.log && grep -q 'Open MPI 4.1.x (Debian 12' out.log &&
-   grep -q '5.0.x (Debian 13' out.log; then
-    say ok "configure against Open MPI 6.0 fails and names the series it supports, 4.1 and 5.0"
+fake_ompi "$work/ompi61" 6 1 3_4_0 3_1_0
+if ! try_configure v61 MPICC="$work/ompi61/bin/mpicc" OMPI_INFO="$work/ompi61/bin/ompi_info" &&
+   grep -q 'declare the component interfaces BTL 3.4.0, rcache 3.0.0, coll 3.1.0' out.log &&
+   grep -q 'coll 2.0.0, 2.4.0$' out.log && grep -q '6.0.x (Debian$' out.log; then
+    say ok "configure against headers declaring BTL 3.4.0 and coll 3.1.0 fails, naming them and the interfaces it knows"
 else
-    say "not ok" "configure against a fake Open MPI 6.0"; tail -5 out.log
+    say "not ok" "configure against a fake Open MPI with unknown interfaces"; tail -8 out.log
 fi
 
 fake_ompi "$work/noheaders" 4 1 no

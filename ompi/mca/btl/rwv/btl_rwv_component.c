@@ -78,7 +78,7 @@ static int rwv_open (void)
             mca_btl_rwv_component.test_fault = (int) f;
         }
     }
-    opal_show_help_add_dir (RWV_HELPDIR);
+    rwv_show_help_open ();
     return OPAL_SUCCESS;
 }
 
@@ -209,7 +209,7 @@ static void rwv_apply_bandwidths (void)
         }
     } else if (count > 0) {
         rwv_list_rails (rails, sizeof (rails));
-        opal_show_help ("help-mpi-btl-rwv.txt", "bad bandwidth list", true, OPAL_PROC_MY_HOSTNAME,
+        rwv_show_help ("help-mpi-btl-rwv.txt", "bad bandwidth list", true, OPAL_PROC_MY_HOSTNAME,
                         mca_btl_rwv_component.rail_bandwidth, count, rwv_network_rails (), rails);
     }
     opal_argv_free (values);
@@ -219,7 +219,7 @@ static void rwv_report_no_rails (void)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
 
-    opal_show_help ("help-mpi-btl-rwv.txt", "no rails", true, OPAL_PROC_MY_HOSTNAME,
+    rwv_show_help ("help-mpi-btl-rwv.txt", "no rails", true, OPAL_PROC_MY_HOSTNAME,
                     c->provider_include, c->provider_exclude, c->if_include, c->if_exclude);
 }
 

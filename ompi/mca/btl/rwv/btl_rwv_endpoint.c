@@ -140,7 +140,7 @@ static bool mca_btl_rwv_peer_takes_our_eager (const mca_btl_rwv_endpoint_t *endp
     }
     if (!said) {
         said = true;
-        opal_show_help ("help-mpi-btl-rwv.txt", "eager sizes differ", true, OPAL_PROC_MY_HOSTNAME,
+        rwv_show_help ("help-mpi-btl-rwv.txt", "eager sizes differ", true, OPAL_PROC_MY_HOSTNAME,
                         OPAL_NAME_PRINT(endpoint->proc->proc_name), mca_btl_rwv_peer_host (endpoint), ours,
                         peer_max);
     }
@@ -238,7 +238,7 @@ static void mca_btl_rwv_ring_unavailable (const mca_btl_rwv_conn_t *conn, const 
     } else {
         snprintf (size, sizeof (size), "%.1f MiB", (double) bytes / (1 << 20));
     }
-    opal_show_help ("help-mpi-btl-rwv.txt", "no ring", true, OPAL_PROC_MY_HOSTNAME,
+    rwv_show_help ("help-mpi-btl-rwv.txt", "no ring", true, OPAL_PROC_MY_HOSTNAME,
                     mca_btl_rwv_peer_host (conn->endpoint), conn->rail->name, what, size, own->slots, own->slot_size,
                     conn->local.tiered ? "btl_rwv_cold_slots" : "btl_rwv_eager_slots",
                     conn->local.tiered ? "btl_rwv_cold_slot_size" : "btl_rwv_eager_slot_size");
@@ -436,7 +436,7 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
 
         endpoint->failed = true;
         inet_ntop (AF_INET, &conn->peer_addr.ipv4, peer, sizeof (peer));
-        opal_show_help ("help-mpi-btl-rwv.txt", "connection failed", true,
+        rwv_show_help ("help-mpi-btl-rwv.txt", "connection failed", true,
                         OPAL_PROC_MY_HOSTNAME, mca_btl_rwv_peer_host (endpoint),
                         OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name, peer,
                         ntohs (conn->peer_addr.port), why, mca_btl_rwv_component.connect_timeout);

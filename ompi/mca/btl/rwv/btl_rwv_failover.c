@@ -256,7 +256,7 @@ void mca_btl_rwv_report_lost_rails (double now)
         module->reports_pending--;
         endpoint = conn->endpoint;
         if (!endpoint->failed) {
-            opal_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, OPAL_PROC_MY_HOSTNAME,
+            rwv_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, OPAL_PROC_MY_HOSTNAME,
                             mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
                             conn->rail->name, conn->replay.failed_why, mca_btl_rwv_endpoint_live_rails (endpoint, NULL));
         }

@@ -150,7 +150,7 @@ static int mca_btl_rwv_rcache_create (void)
 
     module->rcache = mca_rcache_base_module_create (mca_btl_rwv_component.rcache_name, module, &resources);
     if (NULL == module->rcache) {
-        opal_show_help ("help-mpi-btl-rwv.txt", "no rcache", true, mca_btl_rwv_component.rcache_name);
+        rwv_show_help ("help-mpi-btl-rwv.txt", "no rcache", true, mca_btl_rwv_component.rcache_name);
         return OPAL_ERR_NOT_AVAILABLE;
     }
     return OPAL_SUCCESS;

@@ -181,7 +181,7 @@ int mca_btl_rwv_params_register (void)
 
 bool mca_btl_rwv_invalid (const char *param, const char *value, const char *why)
 {
-    opal_show_help ("help-mpi-btl-rwv.txt", "invalid parameter", true, OPAL_PROC_MY_HOSTNAME,
+    rwv_show_help ("help-mpi-btl-rwv.txt", "invalid parameter", true, OPAL_PROC_MY_HOSTNAME,
                     param, value, why);
     return false;
 }

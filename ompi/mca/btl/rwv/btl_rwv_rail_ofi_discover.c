@@ -52,7 +52,7 @@ static void ofi_report_unmatched (char **if_inc, mca_btl_rwv_rail_t **rails, int
             snprintf (names + used, sizeof (names) - used, "%s%s", r ? ", " : "", rails[r]->ifname);
         }
         if (!found) {
-            opal_show_help ("help-mpi-btl-rwv.txt", "rail not found", true, OPAL_PROC_MY_HOSTNAME,
+            rwv_show_help ("help-mpi-btl-rwv.txt", "rail not found", true, OPAL_PROC_MY_HOSTNAME,
                             if_inc[i], names);
         }
     }

@@ -40,7 +40,7 @@ void mca_btl_rwv_conn_malformed (mca_btl_rwv_conn_t *conn, const char *what)
     if (MCA_BTL_RWV_CONN_FAILED == conn->state) {
         return;
     }
-    opal_show_help ("help-mpi-btl-rwv.txt", "malformed message", true, OPAL_PROC_MY_HOSTNAME,
+    rwv_show_help ("help-mpi-btl-rwv.txt", "malformed message", true, OPAL_PROC_MY_HOSTNAME,
                     mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
                     conn->rail->name, what);
     mca_btl_rwv_conn_failed (conn, "it sent a malformed message");
@@ -58,7 +58,7 @@ void mca_btl_rwv_conn_refused_access (mca_btl_rwv_conn_t *conn, const char *what
         return;
     }
     snprintf (detail, sizeof (detail), "%s at 0x%" PRIx64 " with key 0x%" PRIx64, what, address, key);
-    opal_show_help ("help-mpi-btl-rwv.txt", "refused access", true, OPAL_PROC_MY_HOSTNAME,
+    rwv_show_help ("help-mpi-btl-rwv.txt", "refused access", true, OPAL_PROC_MY_HOSTNAME,
                     mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
                     conn->rail->name, detail);
 }

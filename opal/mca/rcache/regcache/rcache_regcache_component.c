@@ -11,6 +11,7 @@
 #include "opal/mca/base/mca_base_pvar.h"
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/util/show_help.h"
+#include "rwv_show_help.h"
 
 #include "rcache_regcache.h"
 
@@ -166,7 +167,7 @@ static void regcache_check_limit (int64_t *value, int64_t fallback, const char *
     if (*value > 0) {
         return;
     }
-    opal_show_help ("help-rcache-regcache.txt", "invalid limit", true, name, (long long) *value,
+    rwv_show_help ("help-rcache-regcache.txt", "invalid limit", true, name, (long long) *value,
                     (long long) fallback, name, example);
     *value = fallback;
 }
@@ -175,7 +176,7 @@ static int regcache_open (void)
 {
     mca_rcache_regcache_component_t *component = &mca_rcache_regcache_component;
 
-    opal_show_help_add_dir (RWV_HELPDIR);
+    rwv_show_help_open ();
     regcache_check_limit (&component->max_pinned_bytes, regcache_default_max_bytes,
                           "rcache_regcache_max_pinned_bytes", "4g");
     regcache_check_limit (&component->max_entries, REGCACHE_DEFAULT_MAX_ENTRIES,
