@@ -38,6 +38,7 @@ typedef struct mca_coll_rdmabar_component_t {
     int priority;
     int algorithm;
     bool nbc_usable;        /* this libmpi's collective requests are laid out as rdmabar expects */
+    char nbc_why[400];      /* if not, what rdmabar then leaves out, and why */
 } mca_coll_rdmabar_component_t;
 
 OMPI_DECLSPEC extern mca_coll_rdmabar_component_t mca_coll_rdmabar_component;
@@ -99,8 +100,6 @@ void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value, bool remote
 int mca_coll_rdmabar_fill (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm);
 /* rdmabar is the only coll component and cannot serve comm (why): say how to fix it */
 void mca_coll_rdmabar_incomplete (struct ompi_communicator_t *comm, const char *why);
-#define MCA_COLL_RDMABAR_NO_NBC "this Open MPI's collective requests are not laid out as in 4.1, so rdmabar " \
-    "supplies no nonblocking or persistent collective"
 
 /* coll_rdmabar_inter.c: the same for an intercommunicator */
 int mca_coll_rdmabar_inter_enable (mca_coll_rdmabar_module_t *module, struct ompi_communicator_t *comm);
@@ -110,139 +109,140 @@ int mca_coll_rdmabar_inter_enable (mca_coll_rdmabar_module_t *module, struct omp
 #define RDMABAR_FILL(name, fn)                                  \
     do {                                                        \
         if (NULL == comm->c_coll->coll_##name) {                \
-            module->super.coll_##name = fn;                     \
+            RWV_COMPAT_COLL_INSTALL(comm, &module->super, name, fn); \
             ++filled;                                           \
         }                                                       \
     } while (0)
 
 /* coll_rdmabar_nbc.c: one-round linear requests */
-bool mca_coll_rdmabar_nbc_open (void);
+/* NULL, or why rdmabar cannot make nonblocking and persistent collectives */
+const char *mca_coll_rdmabar_nbc_open (void);
 void mca_coll_rdmabar_nbc_close (void);
 
-int mca_coll_rdmabar_gatherv (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
-                              const int *rcounts, const int *displs, struct ompi_datatype_t *rtype, int root,
+int mca_coll_rdmabar_gatherv (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf,
+                              rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, struct ompi_datatype_t *rtype, int root,
                               struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_scatterv (const void *sbuf, const int *scounts, const int *displs, struct ompi_datatype_t *stype,
-                               void *rbuf, int rcount, struct ompi_datatype_t *rtype, int root,
+int mca_coll_rdmabar_scatterv (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t displs, struct ompi_datatype_t *stype,
+                               void *rbuf, rwv_compat_count_t rcount, struct ompi_datatype_t *rtype, int root,
                                struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_alltoallw (const void *sbuf, const int *scounts, const int *sdispls,
-                                struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts,
-                                const int *rdispls, struct ompi_datatype_t *const *rtypes,
+int mca_coll_rdmabar_alltoallw (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                                struct ompi_datatype_t *const *stypes, void *rbuf, rwv_compat_counts_t rcounts,
+                                rwv_compat_displs_t rdispls, struct ompi_datatype_t *const *rtypes,
                                 struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 
 int mca_coll_rdmabar_ibarrier (struct ompi_communicator_t *comm, ompi_request_t **request,
                                mca_coll_base_module_t *module);
-int mca_coll_rdmabar_ibcast (void *buf, int count, struct ompi_datatype_t *type, int root,
+int mca_coll_rdmabar_ibcast (void *buf, rwv_compat_count_t count, struct ompi_datatype_t *type, int root,
                              struct ompi_communicator_t *comm, ompi_request_t **request,
                              mca_coll_base_module_t *module);
-int mca_coll_rdmabar_igather (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_igather (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                               struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
                               ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_igatherv (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
-                               const int *rcounts, const int *displs, struct ompi_datatype_t *rtype, int root,
+int mca_coll_rdmabar_igatherv (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf,
+                               rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, struct ompi_datatype_t *rtype, int root,
                                struct ompi_communicator_t *comm, ompi_request_t **request,
                                mca_coll_base_module_t *module);
-int mca_coll_rdmabar_iscatter (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_iscatter (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
                                ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_iscatterv (const void *sbuf, const int *scounts, const int *displs, struct ompi_datatype_t *stype,
-                                void *rbuf, int rcount, struct ompi_datatype_t *rtype, int root,
+int mca_coll_rdmabar_iscatterv (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t displs, struct ompi_datatype_t *stype,
+                                void *rbuf, rwv_compat_count_t rcount, struct ompi_datatype_t *rtype, int root,
                                 struct ompi_communicator_t *comm, ompi_request_t **request,
                                 mca_coll_base_module_t *module);
-int mca_coll_rdmabar_iallgather (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_iallgather (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                  struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
                                  ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_iallgatherv (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
-                                  const int *rcounts, const int *displs, struct ompi_datatype_t *rtype,
+int mca_coll_rdmabar_iallgatherv (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf,
+                                  rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, struct ompi_datatype_t *rtype,
                                   struct ompi_communicator_t *comm, ompi_request_t **request,
                                   mca_coll_base_module_t *module);
-int mca_coll_rdmabar_ialltoall (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_ialltoall (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                 struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
                                 ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_ialltoallv (const void *sbuf, const int *scounts, const int *sdispls,
-                                 struct ompi_datatype_t *stype, void *rbuf, const int *rcounts, const int *rdispls,
+int mca_coll_rdmabar_ialltoallv (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                                 struct ompi_datatype_t *stype, void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls,
                                  struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
                                  ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_ialltoallw (const void *sbuf, const int *scounts, const int *sdispls,
-                                 struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts,
-                                 const int *rdispls, struct ompi_datatype_t *const *rtypes,
+int mca_coll_rdmabar_ialltoallw (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                                 struct ompi_datatype_t *const *stypes, void *rbuf, rwv_compat_counts_t rcounts,
+                                 rwv_compat_displs_t rdispls, struct ompi_datatype_t *const *rtypes,
                                  struct ompi_communicator_t *comm, ompi_request_t **request,
                                  mca_coll_base_module_t *module);
-int mca_coll_rdmabar_ireduce (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+int mca_coll_rdmabar_ireduce (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type,
                               struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
                               ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_iallreduce (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+int mca_coll_rdmabar_iallreduce (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type,
                                  struct ompi_op_t *op, struct ompi_communicator_t *comm, ompi_request_t **request,
                                  mca_coll_base_module_t *module);
-int mca_coll_rdmabar_iscan (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+int mca_coll_rdmabar_iscan (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type, struct ompi_op_t *op,
                             struct ompi_communicator_t *comm, ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_iexscan (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+int mca_coll_rdmabar_iexscan (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type,
                               struct ompi_op_t *op, struct ompi_communicator_t *comm, ompi_request_t **request,
                               mca_coll_base_module_t *module);
-int mca_coll_rdmabar_ireduce_scatter (const void *sbuf, void *rbuf, const int *rcounts, struct ompi_datatype_t *type,
+int mca_coll_rdmabar_ireduce_scatter (const void *sbuf, void *rbuf, rwv_compat_counts_t rcounts, struct ompi_datatype_t *type,
                                       struct ompi_op_t *op, struct ompi_communicator_t *comm, ompi_request_t **request,
                                       mca_coll_base_module_t *module);
-int mca_coll_rdmabar_ireduce_scatter_block (const void *sbuf, void *rbuf, int rcount, struct ompi_datatype_t *type,
+int mca_coll_rdmabar_ireduce_scatter_block (const void *sbuf, void *rbuf, rwv_compat_count_t rcount, struct ompi_datatype_t *type,
                                             struct ompi_op_t *op, struct ompi_communicator_t *comm,
                                             ompi_request_t **request, mca_coll_base_module_t *module);
 
 int mca_coll_rdmabar_barrier_init (struct ompi_communicator_t *comm, struct ompi_info_t *info, ompi_request_t **request,
                                    mca_coll_base_module_t *module);
-int mca_coll_rdmabar_bcast_init (void *buf, int count, struct ompi_datatype_t *type, int root,
+int mca_coll_rdmabar_bcast_init (void *buf, rwv_compat_count_t count, struct ompi_datatype_t *type, int root,
                                  struct ompi_communicator_t *comm, struct ompi_info_t *info, ompi_request_t **request,
                                  mca_coll_base_module_t *module);
-int mca_coll_rdmabar_gather_init (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_gather_init (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                   struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
                                   struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_gatherv_init (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
-                                   const int *rcounts, const int *displs, struct ompi_datatype_t *rtype, int root,
+int mca_coll_rdmabar_gatherv_init (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf,
+                                   rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, struct ompi_datatype_t *rtype, int root,
                                    struct ompi_communicator_t *comm, struct ompi_info_t *info, ompi_request_t **request,
                                    mca_coll_base_module_t *module);
-int mca_coll_rdmabar_scatter_init (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_scatter_init (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                    struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
                                    struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_scatterv_init (const void *sbuf, const int *scounts, const int *displs,
-                                    struct ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_scatterv_init (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t displs,
+                                    struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                     struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
                                     struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_allgather_init (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
-                                     int rcount, struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
+int mca_coll_rdmabar_allgather_init (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf,
+                                     rwv_compat_count_t rcount, struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
                                      struct ompi_info_t *info, ompi_request_t **request,
                                      mca_coll_base_module_t *module);
-int mca_coll_rdmabar_allgatherv_init (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
-                                      const int *rcounts, const int *displs, struct ompi_datatype_t *rtype,
+int mca_coll_rdmabar_allgatherv_init (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf,
+                                      rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, struct ompi_datatype_t *rtype,
                                       struct ompi_communicator_t *comm, struct ompi_info_t *info,
                                       ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_alltoall_init (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_alltoall_init (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                     struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
                                     struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_alltoallv_init (const void *sbuf, const int *scounts, const int *sdispls,
-                                     struct ompi_datatype_t *stype, void *rbuf, const int *rcounts, const int *rdispls,
+int mca_coll_rdmabar_alltoallv_init (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                                     struct ompi_datatype_t *stype, void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls,
                                      struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
                                      struct ompi_info_t *info, ompi_request_t **request,
                                      mca_coll_base_module_t *module);
-int mca_coll_rdmabar_alltoallw_init (const void *sbuf, const int *scounts, const int *sdispls,
-                                     struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts,
-                                     const int *rdispls, struct ompi_datatype_t *const *rtypes,
+int mca_coll_rdmabar_alltoallw_init (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                                     struct ompi_datatype_t *const *stypes, void *rbuf, rwv_compat_counts_t rcounts,
+                                     rwv_compat_displs_t rdispls, struct ompi_datatype_t *const *rtypes,
                                      struct ompi_communicator_t *comm, struct ompi_info_t *info,
                                      ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_reduce_init (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+int mca_coll_rdmabar_reduce_init (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type,
                                   struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
                                   struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_allreduce_init (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+int mca_coll_rdmabar_allreduce_init (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type,
                                      struct ompi_op_t *op, struct ompi_communicator_t *comm, struct ompi_info_t *info,
                                      ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_scan_init (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+int mca_coll_rdmabar_scan_init (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type,
                                 struct ompi_op_t *op, struct ompi_communicator_t *comm, struct ompi_info_t *info,
                                 ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_exscan_init (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+int mca_coll_rdmabar_exscan_init (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type,
                                   struct ompi_op_t *op, struct ompi_communicator_t *comm, struct ompi_info_t *info,
                                   ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_reduce_scatter_init (const void *sbuf, void *rbuf, const int *rcounts,
+int mca_coll_rdmabar_reduce_scatter_init (const void *sbuf, void *rbuf, rwv_compat_counts_t rcounts,
                                           struct ompi_datatype_t *type, struct ompi_op_t *op,
                                           struct ompi_communicator_t *comm, struct ompi_info_t *info,
                                           ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_rdmabar_reduce_scatter_block_init (const void *sbuf, void *rbuf, int rcount, struct ompi_datatype_t *type,
+int mca_coll_rdmabar_reduce_scatter_block_init (const void *sbuf, void *rbuf, rwv_compat_count_t rcount, struct ompi_datatype_t *type,
                                                 struct ompi_op_t *op, struct ompi_communicator_t *comm,
                                                 struct ompi_info_t *info, ompi_request_t **request,
                                                 mca_coll_base_module_t *module);

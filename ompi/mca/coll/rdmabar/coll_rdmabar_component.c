@@ -4,6 +4,8 @@
  */
 #include "ompi_config.h"
 
+#include <stdio.h>
+
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/util/show_help.h"
 #include "rwv_ompi_compat.h"
@@ -80,13 +82,18 @@ static int rdmabar_register (void)
  * the default rather than silently switching the barrier off. */
 static int rdmabar_open (void)
 {
-    opal_show_help_add_dir (RWV_HELPDIR);
+    const char *why;
+
+    rwv_show_help_open ();
     if (mca_coll_rdmabar_component.priority < 0) {
-        opal_show_help ("help-coll-rdmabar.txt", "bad-priority", true, ompi_process_info.nodename,
+        rwv_show_help ("help-coll-rdmabar.txt", "bad-priority", true, ompi_process_info.nodename,
                         mca_coll_rdmabar_component.priority, MCA_COLL_RDMABAR_DEFAULT_PRIORITY);
         mca_coll_rdmabar_component.priority = MCA_COLL_RDMABAR_DEFAULT_PRIORITY;
     }
-    mca_coll_rdmabar_component.nbc_usable = mca_coll_rdmabar_nbc_open ();
+    why = mca_coll_rdmabar_nbc_open ();
+    mca_coll_rdmabar_component.nbc_usable = NULL == why;
+    snprintf (mca_coll_rdmabar_component.nbc_why, sizeof (mca_coll_rdmabar_component.nbc_why),
+              "rdmabar supplies no nonblocking or persistent collective: %s", why ? why : "");
     return OMPI_SUCCESS;
 }
 

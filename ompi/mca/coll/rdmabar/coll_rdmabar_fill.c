@@ -27,7 +27,7 @@
 
 #include "coll_rdmabar.h"
 
-static int rdmabar_bcast (void *buf, int count, struct ompi_datatype_t *type, int root,
+static int rdmabar_bcast (void *buf, rwv_compat_count_t count, struct ompi_datatype_t *type, int root,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     return ompi_coll_base_bcast_intra_binomial (buf, count, type, root, comm, module, 0);
@@ -43,7 +43,7 @@ static bool rdmabar_commutes (struct ompi_op_t *op)
     return commute;
 }
 
-static int rdmabar_reduce (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+static int rdmabar_reduce (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type,
                            struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
                            mca_coll_base_module_t *module)
 {
@@ -53,7 +53,7 @@ static int rdmabar_reduce (const void *sbuf, void *rbuf, int count, struct ompi_
     return ompi_coll_base_reduce_intra_in_order_binary (sbuf, rbuf, count, type, op, root, comm, module, 0, 0);
 }
 
-static int rdmabar_allreduce (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type,
+static int rdmabar_allreduce (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type,
                               struct ompi_op_t *op, struct ompi_communicator_t *comm,
                               mca_coll_base_module_t *module)
 {
@@ -78,58 +78,58 @@ static int rdmabar_allreduce (const void *sbuf, void *rbuf, int count, struct om
     }
 
 RDMABAR_LOCAL(allgather,
-               (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+               (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                 struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
                sbuf, scount, stype, rbuf, rcount, rtype)
 RDMABAR_LOCAL(allgatherv,
-               (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, const int *rcounts,
-                const int *displs, struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
+               (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_counts_t rcounts,
+                rwv_compat_displs_t displs, struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
                 mca_coll_base_module_t *module),
                sbuf, scount, stype, rbuf, rcounts, displs, rtype)
 RDMABAR_LOCAL(allreduce,
-               (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+               (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type, struct ompi_op_t *op,
                 struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
                sbuf, rbuf, count, type, op)
 RDMABAR_LOCAL(alltoall,
-               (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+               (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                 struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
                sbuf, scount, stype, rbuf, rcount, rtype)
 RDMABAR_LOCAL(alltoallv,
-               (const void *sbuf, const int *scounts, const int *sdispls, struct ompi_datatype_t *stype, void *rbuf,
-                const int *rcounts, const int *rdispls, struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
+               (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls, struct ompi_datatype_t *stype, void *rbuf,
+                rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls, struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm,
                 mca_coll_base_module_t *module),
                sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype)
 RDMABAR_LOCAL(bcast,
-               (void *buf, int count, struct ompi_datatype_t *type, int root, struct ompi_communicator_t *comm,
+               (void *buf, rwv_compat_count_t count, struct ompi_datatype_t *type, int root, struct ompi_communicator_t *comm,
                 mca_coll_base_module_t *module),
                buf, count, type, root)
 RDMABAR_LOCAL(exscan,
-               (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+               (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type, struct ompi_op_t *op,
                 struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
                sbuf, rbuf, count, type, op)
 RDMABAR_LOCAL(gather,
-               (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+               (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                 struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
                 mca_coll_base_module_t *module),
                sbuf, scount, stype, rbuf, rcount, rtype, root)
 RDMABAR_LOCAL(reduce,
-               (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op, int root,
+               (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type, struct ompi_op_t *op, int root,
                 struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
                sbuf, rbuf, count, type, op, root)
 RDMABAR_LOCAL(reduce_scatter,
-               (const void *sbuf, void *rbuf, const int *rcounts, struct ompi_datatype_t *type, struct ompi_op_t *op,
+               (const void *sbuf, void *rbuf, rwv_compat_counts_t rcounts, struct ompi_datatype_t *type, struct ompi_op_t *op,
                 struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
                sbuf, rbuf, rcounts, type, op)
 RDMABAR_LOCAL(reduce_scatter_block,
-               (const void *sbuf, void *rbuf, int rcount, struct ompi_datatype_t *type, struct ompi_op_t *op,
+               (const void *sbuf, void *rbuf, rwv_compat_count_t rcount, struct ompi_datatype_t *type, struct ompi_op_t *op,
                 struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
                sbuf, rbuf, rcount, type, op)
 RDMABAR_LOCAL(scan,
-               (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+               (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type, struct ompi_op_t *op,
                 struct ompi_communicator_t *comm, mca_coll_base_module_t *module),
                sbuf, rbuf, count, type, op)
 RDMABAR_LOCAL(scatter,
-               (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+               (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                 struct ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm,
                 mca_coll_base_module_t *module),
                sbuf, scount, stype, rbuf, rcount, rtype, root)
@@ -142,7 +142,7 @@ static int rdmabar_no_neighbor (struct ompi_communicator_t *comm)
 
     if (!said) {
         said = true;
-        opal_show_help ("help-coll-rdmabar.txt", "no-neighborhood", true, ompi_process_info.nodename,
+        rwv_show_help ("help-coll-rdmabar.txt", "no-neighborhood", true, ompi_process_info.nodename,
                         comm->c_name);
     }
     return MPI_ERR_UNSUPPORTED_OPERATION;
@@ -155,45 +155,45 @@ static int rdmabar_no_neighbor (struct ompi_communicator_t *comm)
         return rdmabar_no_neighbor (comm);                                      \
     }
 
-RDMABAR_NO_NEIGHBOR(gather, const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+RDMABAR_NO_NEIGHBOR(gather, const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                      struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
-RDMABAR_NO_NEIGHBOR(gatherv, const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
-                     const int *rcounts, const int *displs, struct ompi_datatype_t *rtype,
+RDMABAR_NO_NEIGHBOR(gatherv, const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf,
+                     rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, struct ompi_datatype_t *rtype,
                      struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
-RDMABAR_NO_NEIGHBOR(alltoallv, const void *sbuf, const int *scounts, const int *sdispls, struct ompi_datatype_t *stype,
-                     void *rbuf, const int *rcounts, const int *rdispls, struct ompi_datatype_t *rtype,
+RDMABAR_NO_NEIGHBOR(alltoallv, const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls, struct ompi_datatype_t *stype,
+                     void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls, struct ompi_datatype_t *rtype,
                      struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
-RDMABAR_NO_NEIGHBOR(alltoallw, const void *sbuf, const int *scounts, const MPI_Aint *sdispls,
-                     struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts, const MPI_Aint *rdispls,
+RDMABAR_NO_NEIGHBOR(alltoallw, const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_byte_displs_t sdispls,
+                     struct ompi_datatype_t *const *stypes, void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_byte_displs_t rdispls,
                      struct ompi_datatype_t *const *rtypes, struct ompi_communicator_t *comm,
                      mca_coll_base_module_t *module)
-RDMABAR_NO_NEIGHBOR(igather, const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+RDMABAR_NO_NEIGHBOR(igather, const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                      struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, ompi_request_t **request,
                      mca_coll_base_module_t *module)
-RDMABAR_NO_NEIGHBOR(igatherv, const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
-                     const int *rcounts, const int *displs, struct ompi_datatype_t *rtype,
+RDMABAR_NO_NEIGHBOR(igatherv, const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf,
+                     rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, struct ompi_datatype_t *rtype,
                      struct ompi_communicator_t *comm, ompi_request_t **request, mca_coll_base_module_t *module)
-RDMABAR_NO_NEIGHBOR(ialltoallv, const void *sbuf, const int *scounts, const int *sdispls,
-                     struct ompi_datatype_t *stype, void *rbuf, const int *rcounts, const int *rdispls,
+RDMABAR_NO_NEIGHBOR(ialltoallv, const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                     struct ompi_datatype_t *stype, void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls,
                      struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, ompi_request_t **request,
                      mca_coll_base_module_t *module)
-RDMABAR_NO_NEIGHBOR(ialltoallw, const void *sbuf, const int *scounts, const MPI_Aint *sdispls,
-                     struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts, const MPI_Aint *rdispls,
+RDMABAR_NO_NEIGHBOR(ialltoallw, const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_byte_displs_t sdispls,
+                     struct ompi_datatype_t *const *stypes, void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_byte_displs_t rdispls,
                      struct ompi_datatype_t *const *rtypes, struct ompi_communicator_t *comm, ompi_request_t **request,
                      mca_coll_base_module_t *module)
-RDMABAR_NO_NEIGHBOR(gather_init, const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+RDMABAR_NO_NEIGHBOR(gather_init, const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                      struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, struct ompi_info_t *info,
                      ompi_request_t **request, mca_coll_base_module_t *module)
-RDMABAR_NO_NEIGHBOR(gatherv_init, const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
-                     const int *rcounts, const int *displs, struct ompi_datatype_t *rtype,
+RDMABAR_NO_NEIGHBOR(gatherv_init, const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf,
+                     rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, struct ompi_datatype_t *rtype,
                      struct ompi_communicator_t *comm, struct ompi_info_t *info, ompi_request_t **request,
                      mca_coll_base_module_t *module)
-RDMABAR_NO_NEIGHBOR(alltoallv_init, const void *sbuf, const int *scounts, const int *sdispls,
-                     struct ompi_datatype_t *stype, void *rbuf, const int *rcounts, const int *rdispls,
+RDMABAR_NO_NEIGHBOR(alltoallv_init, const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                     struct ompi_datatype_t *stype, void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls,
                      struct ompi_datatype_t *rtype, struct ompi_communicator_t *comm, struct ompi_info_t *info,
                      ompi_request_t **request, mca_coll_base_module_t *module)
-RDMABAR_NO_NEIGHBOR(alltoallw_init, const void *sbuf, const int *scounts, const MPI_Aint *sdispls,
-                     struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts, const MPI_Aint *rdispls,
+RDMABAR_NO_NEIGHBOR(alltoallw_init, const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_byte_displs_t sdispls,
+                     struct ompi_datatype_t *const *stypes, void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_byte_displs_t rdispls,
                      struct ompi_datatype_t *const *rtypes, struct ompi_communicator_t *comm, struct ompi_info_t *info,
                      ompi_request_t **request, mca_coll_base_module_t *module)
 
@@ -211,7 +211,7 @@ void mca_coll_rdmabar_incomplete (struct ompi_communicator_t *comm, const char *
         return;
     }
     said = true;
-    opal_show_help ("help-coll-rdmabar.txt", "alone-incomplete", true, ompi_process_info.nodename, comm->c_name,
+    rwv_show_help ("help-coll-rdmabar.txt", "alone-incomplete", true, ompi_process_info.nodename, comm->c_name,
                     rwv_compat_comm_id (comm), why);
 }
 
@@ -222,7 +222,7 @@ static int rdmabar_fill_blocking (mca_coll_rdmabar_module_t *module, struct ompi
     const bool one = 1 == ompi_comm_size (comm);
     int filled = 0;
 
-    RDMABAR_FILL(allgather, one ? rdmabar_local_allgather : ompi_coll_base_allgather_intra_bruck);
+    RDMABAR_FILL(allgather, one ? rdmabar_local_allgather : ompi_coll_base_allgather_intra_ring);
     RDMABAR_FILL(allgatherv, one ? rdmabar_local_allgatherv : ompi_coll_base_allgatherv_intra_ring);
     RDMABAR_FILL(allreduce, one ? rdmabar_local_allreduce : rdmabar_allreduce);
     RDMABAR_FILL(alltoall, one ? rdmabar_local_alltoall : ompi_coll_base_alltoall_intra_basic_linear);
@@ -241,6 +241,7 @@ static int rdmabar_fill_blocking (mca_coll_rdmabar_module_t *module, struct ompi
     RDMABAR_FILL(scatter, one ? rdmabar_local_scatter : ompi_coll_base_scatter_intra_binomial);
     RDMABAR_FILL(scatterv, mca_coll_rdmabar_scatterv);
     RDMABAR_FILL(reduce_local, mca_coll_base_reduce_local);
+    RWV_COMPAT_COLL_FILL_AGREE(comm, &module->super, filled);
     return filled;
 }
 
@@ -324,8 +325,8 @@ int mca_coll_rdmabar_fill (mca_coll_rdmabar_module_t *module, struct ompi_commun
         filled += rdmabar_fill_nonblocking (module, comm) + rdmabar_fill_persistent (module, comm);
     } else {
         opal_output_verbose (MCA_BASE_VERBOSE_WARN, ompi_coll_base_framework.framework_output,
-                             "coll/rdmabar: %s: %s", comm->c_name, MCA_COLL_RDMABAR_NO_NBC);
-        mca_coll_rdmabar_incomplete (comm, MCA_COLL_RDMABAR_NO_NBC);
+                             "coll/rdmabar: %s: %s", comm->c_name, mca_coll_rdmabar_component.nbc_why);
+        mca_coll_rdmabar_incomplete (comm, mca_coll_rdmabar_component.nbc_why);
     }
 
     if (0 == filled) {

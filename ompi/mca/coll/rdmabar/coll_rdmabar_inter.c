@@ -52,7 +52,7 @@ static int inter_new (comm_t *comm, int tag, int xfers_per_peer, bool persistent
 }
 
 /* the root (MPI_ROOT) receives block p from remote rank p; the remote group sends */
-static int inter_gather_into (const void *sbuf, int scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
+static int inter_gather_into (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
                               int root, comm_t *comm, int tag, bool persistent, req_t **out)
 {
     int rc = inter_new (comm, tag, 1, persistent, out);
@@ -67,7 +67,7 @@ static int inter_gather_into (const void *sbuf, int scount, ompi_datatype_t *sty
 }
 
 /* the root (MPI_ROOT) sends block p to remote rank p; the remote group receives */
-static int inter_scatter_from (const rdmabar_layout_t *s, void *rbuf, int rcount, ompi_datatype_t *rtype, int root,
+static int inter_scatter_from (const rdmabar_layout_t *s, void *rbuf, rwv_compat_count_t rcount, ompi_datatype_t *rtype, int root,
                                comm_t *comm, int tag, bool persistent, req_t **out)
 {
     int rc = inter_new (comm, tag, 1, persistent, out);
@@ -82,7 +82,7 @@ static int inter_scatter_from (const rdmabar_layout_t *s, void *rbuf, int rcount
 }
 
 /* my one block to every remote rank; block p of r from remote rank p */
-static int inter_allgather_into (const void *sbuf, int scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
+static int inter_allgather_into (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
                                  comm_t *comm, int tag, bool persistent, req_t **out)
 {
     int rc = inter_new (comm, tag, 2, persistent, out);
@@ -120,7 +120,7 @@ static int build_barrier (comm_t *comm, bool persistent, req_t **out)
     return rc;
 }
 
-static int build_bcast (void *buf, int count, ompi_datatype_t *type, int root, comm_t *comm, bool persistent,
+static int build_bcast (void *buf, rwv_compat_count_t count, ompi_datatype_t *type, int root, comm_t *comm, bool persistent,
                         req_t **out)
 {
     int rc = inter_new (comm, MCA_COLL_BASE_TAG_BCAST, 1, persistent, out);
@@ -134,61 +134,61 @@ static int build_bcast (void *buf, int count, ompi_datatype_t *type, int root, c
     return rc;
 }
 
-static int build_gather (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+static int build_gather (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                          struct ompi_datatype_t *rtype, int root, comm_t *comm, bool persistent, req_t **out)
 {
-    rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, NULL, NULL, rtype, NULL);
+    rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, rtype, NULL);
     return inter_gather_into (sbuf, scount, stype, &r, root, comm, MCA_COLL_BASE_TAG_GATHER, persistent, out);
 }
 
-static int build_gatherv (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, const int *rcounts,
-                          const int *displs, struct ompi_datatype_t *rtype, int root, comm_t *comm, bool persistent,
+static int build_gatherv (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_counts_t rcounts,
+                          rwv_compat_displs_t displs, struct ompi_datatype_t *rtype, int root, comm_t *comm, bool persistent,
                           req_t **out)
 {
     rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, displs, rtype, NULL);
     return inter_gather_into (sbuf, scount, stype, &r, root, comm, MCA_COLL_BASE_TAG_GATHERV, persistent, out);
 }
 
-static int build_scatter (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+static int build_scatter (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                           struct ompi_datatype_t *rtype, int root, comm_t *comm, bool persistent, req_t **out)
 {
-    rdmabar_layout_t s = rdmabar_layout (sbuf, scount, NULL, NULL, stype, NULL);
+    rdmabar_layout_t s = rdmabar_layout (sbuf, scount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, stype, NULL);
     return inter_scatter_from (&s, rbuf, rcount, rtype, root, comm, MCA_COLL_BASE_TAG_SCATTER, persistent, out);
 }
 
-static int build_scatterv (const void *sbuf, const int *scounts, const int *displs, struct ompi_datatype_t *stype,
-                           void *rbuf, int rcount, struct ompi_datatype_t *rtype, int root, comm_t *comm,
+static int build_scatterv (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t displs, struct ompi_datatype_t *stype,
+                           void *rbuf, rwv_compat_count_t rcount, struct ompi_datatype_t *rtype, int root, comm_t *comm,
                            bool persistent, req_t **out)
 {
     rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, displs, stype, NULL);
     return inter_scatter_from (&s, rbuf, rcount, rtype, root, comm, MCA_COLL_BASE_TAG_SCATTERV, persistent, out);
 }
 
-static int build_allgather (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+static int build_allgather (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                             struct ompi_datatype_t *rtype, comm_t *comm, bool persistent, req_t **out)
 {
-    rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, NULL, NULL, rtype, NULL);
+    rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, rtype, NULL);
     return inter_allgather_into (sbuf, scount, stype, &r, comm, MCA_COLL_BASE_TAG_ALLGATHER, persistent, out);
 }
 
-static int build_allgatherv (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf,
-                             const int *rcounts, const int *displs, struct ompi_datatype_t *rtype, comm_t *comm,
+static int build_allgatherv (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf,
+                             rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, struct ompi_datatype_t *rtype, comm_t *comm,
                              bool persistent, req_t **out)
 {
     rdmabar_layout_t r = rdmabar_layout (rbuf, 0, rcounts, displs, rtype, NULL);
     return inter_allgather_into (sbuf, scount, stype, &r, comm, MCA_COLL_BASE_TAG_ALLGATHERV, persistent, out);
 }
 
-static int build_alltoall (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+static int build_alltoall (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                            struct ompi_datatype_t *rtype, comm_t *comm, bool persistent, req_t **out)
 {
-    rdmabar_layout_t s = rdmabar_layout (sbuf, scount, NULL, NULL, stype, NULL);
-    rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, NULL, NULL, rtype, NULL);
+    rdmabar_layout_t s = rdmabar_layout (sbuf, scount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, stype, NULL);
+    rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, rtype, NULL);
     return inter_exchange (&s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALL, persistent, out);
 }
 
-static int build_alltoallv (const void *sbuf, const int *scounts, const int *sdispls, struct ompi_datatype_t *stype,
-                            void *rbuf, const int *rcounts, const int *rdispls, struct ompi_datatype_t *rtype,
+static int build_alltoallv (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls, struct ompi_datatype_t *stype,
+                            void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls, struct ompi_datatype_t *rtype,
                             comm_t *comm, bool persistent, req_t **out)
 {
     rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, sdispls, stype, NULL);
@@ -196,8 +196,8 @@ static int build_alltoallv (const void *sbuf, const int *scounts, const int *sdi
     return inter_exchange (&s, &r, comm, MCA_COLL_BASE_TAG_ALLTOALLV, persistent, out);
 }
 
-static int build_alltoallw (const void *sbuf, const int *scounts, const int *sdispls,
-                            struct ompi_datatype_t *const *stypes, void *rbuf, const int *rcounts, const int *rdispls,
+static int build_alltoallw (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                            struct ompi_datatype_t *const *stypes, void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls,
                             struct ompi_datatype_t *const *rtypes, comm_t *comm, bool persistent, req_t **out)
 {
     rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, sdispls, NULL, stypes);
@@ -206,7 +206,7 @@ static int build_alltoallw (const void *sbuf, const int *scounts, const int *sdi
 }
 
 /* The root (MPI_ROOT) reduces the remote group's contributions. */
-static int build_reduce (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+static int build_reduce (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type, struct ompi_op_t *op,
                          int root, comm_t *comm, bool persistent, req_t **out)
 {
     int rc = inter_new (comm, MCA_COLL_BASE_TAG_REDUCE, 1, persistent, out);
@@ -222,7 +222,7 @@ static int build_reduce (const void *sbuf, void *rbuf, int count, struct ompi_da
 }
 
 /* Every rank sends its vector to every remote rank and reduces theirs. */
-static int build_allreduce (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+static int build_allreduce (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type, struct ompi_op_t *op,
                             comm_t *comm, bool persistent, req_t **out)
 {
     int rc = inter_new (comm, MCA_COLL_BASE_TAG_ALLREDUCE, 2, persistent, out);
@@ -235,7 +235,7 @@ static int build_allreduce (const void *sbuf, void *rbuf, int count, struct ompi
 
 /* Both groups' vectors have the same length, here size * rcount, split
  * evenly over the remote group: remote rank p gets the p-th block. */
-static int build_reduce_scatter_block (const void *sbuf, void *rbuf, int rcount, struct ompi_datatype_t *type,
+static int build_reduce_scatter_block (const void *sbuf, void *rbuf, rwv_compat_count_t rcount, struct ompi_datatype_t *type,
                                        struct ompi_op_t *op, comm_t *comm, bool persistent, req_t **out)
 {
     int rsize = ompi_comm_remote_size (comm);
@@ -252,20 +252,20 @@ static int build_reduce_scatter_block (const void *sbuf, void *rbuf, int rcount,
 
 /* rcounts split the vector over this group only: every remote rank gets
  * the whole vector and I reduce my part of theirs. */
-static int build_reduce_scatter (const void *sbuf, void *rbuf, const int *rcounts, struct ompi_datatype_t *type,
+static int build_reduce_scatter (const void *sbuf, void *rbuf, rwv_compat_counts_t rcounts, struct ompi_datatype_t *type,
                                  struct ompi_op_t *op, comm_t *comm, bool persistent, req_t **out)
 {
     int me = ompi_comm_rank (comm), total = 0, offset = 0;
     int rc = inter_new (comm, MCA_COLL_BASE_TAG_REDUCE_SCATTER, 2, persistent, out);
 
     for (int r = 0 ; r < ompi_comm_size (comm) ; ++r) {
-        offset += r < me ? rcounts[r] : 0;
-        total += rcounts[r];
+        offset += r < me ? rwv_compat_count_at (rcounts, r) : 0;
+        total += rwv_compat_count_at (rcounts, r);
     }
     for (int p = 0 ; OMPI_SUCCESS == rc && p < ompi_comm_remote_size (comm) ; ++p) {
         mca_coll_rdmabar_req_send (*out, sbuf, total, type, p);
     }
-    return OMPI_SUCCESS == rc ? mca_coll_rdmabar_req_reduction_remote (*out, total, offset, rcounts[me], type, op,
+    return OMPI_SUCCESS == rc ? mca_coll_rdmabar_req_reduction_remote (*out, total, offset, rwv_compat_count_at (rcounts, me), type, op,
                                                                        rbuf) : rc;
 }
 
@@ -294,55 +294,55 @@ static int build_reduce_scatter (const void *sbuf, void *rbuf, const int *rcount
         return mca_coll_rdmabar_req_launch (build_##name (__VA_ARGS__, comm, true, &req), &req, request, false);       \
     }
 
-RDMABAR_INTER_FORMS(bcast, (void *buf, int count, struct ompi_datatype_t *type, int root), buf, count, type, root)
+RDMABAR_INTER_FORMS(bcast, (void *buf, rwv_compat_count_t count, struct ompi_datatype_t *type, int root), buf, count, type, root)
 RDMABAR_INTER_FORMS (gather,
-                     (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                     (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                       struct ompi_datatype_t *rtype, int root),
                      sbuf, scount, stype, rbuf, rcount, rtype, root)
 RDMABAR_INTER_FORMS (gatherv,
-                     (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, const int *rcounts,
-                      const int *displs, struct ompi_datatype_t *rtype, int root),
+                     (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_counts_t rcounts,
+                      rwv_compat_displs_t displs, struct ompi_datatype_t *rtype, int root),
                      sbuf, scount, stype, rbuf, rcounts, displs, rtype, root)
 RDMABAR_INTER_FORMS (scatter,
-                     (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                     (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                       struct ompi_datatype_t *rtype, int root),
                      sbuf, scount, stype, rbuf, rcount, rtype, root)
 RDMABAR_INTER_FORMS (scatterv,
-                     (const void *sbuf, const int *scounts, const int *displs, struct ompi_datatype_t *stype,
-                      void *rbuf, int rcount, struct ompi_datatype_t *rtype, int root),
+                     (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t displs, struct ompi_datatype_t *stype,
+                      void *rbuf, rwv_compat_count_t rcount, struct ompi_datatype_t *rtype, int root),
                      sbuf, scounts, displs, stype, rbuf, rcount, rtype, root)
 RDMABAR_INTER_FORMS (allgather,
-                     (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                     (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                       struct ompi_datatype_t *rtype),
                      sbuf, scount, stype, rbuf, rcount, rtype)
 RDMABAR_INTER_FORMS (allgatherv,
-                     (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, const int *rcounts,
-                      const int *displs, struct ompi_datatype_t *rtype),
+                     (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_counts_t rcounts,
+                      rwv_compat_displs_t displs, struct ompi_datatype_t *rtype),
                      sbuf, scount, stype, rbuf, rcounts, displs, rtype)
 RDMABAR_INTER_FORMS (alltoall,
-                     (const void *sbuf, int scount, struct ompi_datatype_t *stype, void *rbuf, int rcount,
+                     (const void *sbuf, rwv_compat_count_t scount, struct ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                       struct ompi_datatype_t *rtype),
                      sbuf, scount, stype, rbuf, rcount, rtype)
 RDMABAR_INTER_FORMS (alltoallv,
-                     (const void *sbuf, const int *scounts, const int *sdispls, struct ompi_datatype_t *stype,
-                      void *rbuf, const int *rcounts, const int *rdispls, struct ompi_datatype_t *rtype),
+                     (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls, struct ompi_datatype_t *stype,
+                      void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls, struct ompi_datatype_t *rtype),
                      sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype)
 RDMABAR_INTER_FORMS (alltoallw,
-                     (const void *sbuf, const int *scounts, const int *sdispls, struct ompi_datatype_t *const *stypes,
-                      void *rbuf, const int *rcounts, const int *rdispls, struct ompi_datatype_t *const *rtypes),
+                     (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls, struct ompi_datatype_t *const *stypes,
+                      void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls, struct ompi_datatype_t *const *rtypes),
                      sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes)
 RDMABAR_INTER_FORMS (reduce,
-                     (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op,
+                     (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type, struct ompi_op_t *op,
                       int root),
                      sbuf, rbuf, count, type, op, root)
 RDMABAR_INTER_FORMS (allreduce,
-                     (const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *type, struct ompi_op_t *op),
+                     (const void *sbuf, void *rbuf, rwv_compat_count_t count, struct ompi_datatype_t *type, struct ompi_op_t *op),
                      sbuf, rbuf, count, type, op)
 RDMABAR_INTER_FORMS (reduce_scatter_block,
-                     (const void *sbuf, void *rbuf, int rcount, struct ompi_datatype_t *type, struct ompi_op_t *op),
+                     (const void *sbuf, void *rbuf, rwv_compat_count_t rcount, struct ompi_datatype_t *type, struct ompi_op_t *op),
                      sbuf, rbuf, rcount, type, op)
 RDMABAR_INTER_FORMS (reduce_scatter,
-                     (const void *sbuf, void *rbuf, const int *rcounts, struct ompi_datatype_t *type,
+                     (const void *sbuf, void *rbuf, rwv_compat_counts_t rcounts, struct ompi_datatype_t *type,
                       struct ompi_op_t *op),
                      sbuf, rbuf, rcounts, type, op)
 
@@ -400,11 +400,12 @@ int mca_coll_rdmabar_inter_enable (mca_coll_rdmabar_module_t *module, struct omp
     RDMABAR_FILL_INTER(reduce_scatter_block);
     RDMABAR_FILL_INTER(reduce_scatter);
     RDMABAR_FILL(reduce_local, mca_coll_base_reduce_local);
+    RWV_COMPAT_COLL_FILL_AGREE(comm, &module->super, filled);
     if (0 == filled) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
     if (!mca_coll_rdmabar_component.nbc_usable) {
-        mca_coll_rdmabar_incomplete (comm, MCA_COLL_RDMABAR_NO_NBC);
+        mca_coll_rdmabar_incomplete (comm, mca_coll_rdmabar_component.nbc_why);
     }
     opal_output_verbose (MCA_BASE_VERBOSE_COMPONENT, ompi_coll_base_framework.framework_output,
                          "coll/rdmabar: %s: intercommunicator; no component below supplies %d collectives; "

@@ -10,6 +10,8 @@
 #include "ompi/mca/coll/base/base.h"
 #include "ompi/mca/coll/base/coll_base_functions.h"
 
+#include "rwv_ompi_compat.h"
+
 #include "coll_rdmabar.h"
 
 static void mca_coll_rdmabar_module_construct (mca_coll_rdmabar_module_t *module)
@@ -66,11 +68,26 @@ static int mca_coll_rdmabar_module_enable (mca_coll_base_module_t *base, struct 
     if (NULL == comm->c_coll->coll_barrier_module) {
         module->below_barrier = ompi_coll_base_barrier_intra_recursivedoubling;
         module->below_barrier_module = base;
-        return OMPI_SUCCESS;
+    } else {
+        module->below_barrier = comm->c_coll->coll_barrier;
+        module->below_barrier_module = comm->c_coll->coll_barrier_module;
+        OBJ_RETAIN(module->below_barrier_module);
     }
-    module->below_barrier = comm->c_coll->coll_barrier;
-    module->below_barrier_module = comm->c_coll->coll_barrier_module;
-    OBJ_RETAIN(module->below_barrier_module);
+    RWV_COMPAT_COLL_INSTALL(comm, base, barrier, mca_coll_rdmabar_barrier);
+    return OMPI_SUCCESS;
+}
+
+/* Give the barrier back to the component below as the communicator goes.
+ * The slots the filler took were empty: nothing below to give them to. */
+static int mca_coll_rdmabar_module_disable (mca_coll_base_module_t *base, struct ompi_communicator_t *comm)
+{
+    mca_coll_rdmabar_module_t *module = (mca_coll_rdmabar_module_t *) base;
+
+    if (comm->c_coll->coll_barrier_module == base && NULL != module->below_barrier_module &&
+        base != module->below_barrier_module) {
+        comm->c_coll->coll_barrier = module->below_barrier;
+        comm->c_coll->coll_barrier_module = module->below_barrier_module;
+    }
     return OMPI_SUCCESS;
 }
 
@@ -88,7 +105,6 @@ mca_coll_base_module_t *mca_coll_rdmabar_comm_query (struct ompi_communicator_t 
     }
     *priority = mca_coll_rdmabar_component.priority;
     module->super.coll_module_enable = mca_coll_rdmabar_module_enable;
-    /* an intercommunicator's barrier, if rdmabar supplies it, is set at enable time */
-    module->super.coll_barrier = OMPI_COMM_IS_INTER(comm) ? NULL : mca_coll_rdmabar_barrier;
+    module->super.coll_module_disable = mca_coll_rdmabar_module_disable;
     return &module->super;
 }

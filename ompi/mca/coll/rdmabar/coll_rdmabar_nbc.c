@@ -43,58 +43,58 @@ int mca_coll_rdmabar_barrier_init (comm_t *comm, struct ompi_info_t *info, ompi_
     return rdmabar_ibarrier_any (comm, request, true);
 }
 
-static int rdmabar_ibcast_any (void *buf, int count, ompi_datatype_t *type, int root, comm_t *comm,
+static int rdmabar_ibcast_any (void *buf, rwv_compat_count_t count, ompi_datatype_t *type, int root, comm_t *comm,
                                ompi_request_t **request, bool persistent)
 {
     RDMABAR_NB(mca_coll_rdmabar_build_bcast (buf, count, type, root, comm, persistent, &req));
 }
 
-int mca_coll_rdmabar_ibcast (void *buf, int count, ompi_datatype_t *type, int root, comm_t *comm,
+int mca_coll_rdmabar_ibcast (void *buf, rwv_compat_count_t count, ompi_datatype_t *type, int root, comm_t *comm,
                              ompi_request_t **request, mca_coll_base_module_t *module)
 {
     return rdmabar_ibcast_any (buf, count, type, root, comm, request, false);
 }
 
-int mca_coll_rdmabar_bcast_init (void *buf, int count, ompi_datatype_t *type, int root, comm_t *comm,
+int mca_coll_rdmabar_bcast_init (void *buf, rwv_compat_count_t count, ompi_datatype_t *type, int root, comm_t *comm,
                                  struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module)
 {
     return rdmabar_ibcast_any (buf, count, type, root, comm, request, true);
 }
 
-static int rdmabar_igatherv_any (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, int rcount,
-                                 const int *rcounts, const int *displs, ompi_datatype_t *rtype, int root,
+static int rdmabar_igatherv_any (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
+                                 rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, ompi_datatype_t *rtype, int root,
                                  comm_t *comm, int tag, ompi_request_t **request, bool persistent)
 {
     rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, rcounts, displs, rtype, NULL);
     RDMABAR_NB(mca_coll_rdmabar_build_gather (sbuf, scount, stype, &r, root, comm, tag, persistent, &req));
 }
 
-int mca_coll_rdmabar_igather (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_igather (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                               ompi_datatype_t *rtype, int root, comm_t *comm, ompi_request_t **request,
                               mca_coll_base_module_t *module)
 {
-    return rdmabar_igatherv_any (sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, root, comm,
+    return rdmabar_igatherv_any (sbuf, scount, stype, rbuf, rcount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, rtype, root, comm,
                                  MCA_COLL_BASE_TAG_GATHER, request, false);
 }
 
-int mca_coll_rdmabar_gather_init (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_gather_init (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                   ompi_datatype_t *rtype, int root, comm_t *comm, struct ompi_info_t *info,
                                   ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    return rdmabar_igatherv_any (sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, root, comm,
+    return rdmabar_igatherv_any (sbuf, scount, stype, rbuf, rcount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, rtype, root, comm,
                                  MCA_COLL_BASE_TAG_GATHER, request, true);
 }
 
-int mca_coll_rdmabar_igatherv (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, const int *rcounts,
-                               const int *displs, ompi_datatype_t *rtype, int root, comm_t *comm,
+int mca_coll_rdmabar_igatherv (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf, rwv_compat_counts_t rcounts,
+                               rwv_compat_displs_t displs, ompi_datatype_t *rtype, int root, comm_t *comm,
                                ompi_request_t **request, mca_coll_base_module_t *module)
 {
     return rdmabar_igatherv_any (sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, root, comm,
                                  MCA_COLL_BASE_TAG_GATHERV, request, false);
 }
 
-int mca_coll_rdmabar_gatherv_init (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf,
-                                   const int *rcounts, const int *displs, ompi_datatype_t *rtype, int root,
+int mca_coll_rdmabar_gatherv_init (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf,
+                                   rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, ompi_datatype_t *rtype, int root,
                                    comm_t *comm, struct ompi_info_t *info, ompi_request_t **request,
                                    mca_coll_base_module_t *module)
 {
@@ -102,8 +102,8 @@ int mca_coll_rdmabar_gatherv_init (const void *sbuf, int scount, ompi_datatype_t
                                  MCA_COLL_BASE_TAG_GATHERV, request, true);
 }
 
-int mca_coll_rdmabar_gatherv (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, const int *rcounts,
-                              const int *displs, ompi_datatype_t *rtype, int root, comm_t *comm,
+int mca_coll_rdmabar_gatherv (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf, rwv_compat_counts_t rcounts,
+                              rwv_compat_displs_t displs, ompi_datatype_t *rtype, int root, comm_t *comm,
                               mca_coll_base_module_t *module)
 {
     mca_coll_rdmabar_request_t *req = NULL;
@@ -114,48 +114,48 @@ int mca_coll_rdmabar_gatherv (const void *sbuf, int scount, ompi_datatype_t *sty
         &req);
 }
 
-static int rdmabar_iscatterv_any (const void *sbuf, int scount, const int *scounts, const int *displs,
-                                  ompi_datatype_t *stype, void *rbuf, int rcount, ompi_datatype_t *rtype, int root,
+static int rdmabar_iscatterv_any (const void *sbuf, rwv_compat_count_t scount, rwv_compat_counts_t scounts, rwv_compat_displs_t displs,
+                                  ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount, ompi_datatype_t *rtype, int root,
                                   comm_t *comm, int tag, ompi_request_t **request, bool persistent)
 {
     rdmabar_layout_t s = rdmabar_layout (sbuf, scount, scounts, displs, stype, NULL);
     RDMABAR_NB(mca_coll_rdmabar_build_scatter (&s, rbuf, rcount, rtype, root, comm, tag, persistent, &req));
 }
 
-int mca_coll_rdmabar_iscatter (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_iscatter (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                ompi_datatype_t *rtype, int root, comm_t *comm, ompi_request_t **request,
                                mca_coll_base_module_t *module)
 {
-    return rdmabar_iscatterv_any (sbuf, scount, NULL, NULL, stype, rbuf, rcount, rtype, root, comm,
+    return rdmabar_iscatterv_any (sbuf, scount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, stype, rbuf, rcount, rtype, root, comm,
                                   MCA_COLL_BASE_TAG_SCATTER, request, false);
 }
 
-int mca_coll_rdmabar_scatter_init (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_scatter_init (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                    ompi_datatype_t *rtype, int root, comm_t *comm, struct ompi_info_t *info,
                                    ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    return rdmabar_iscatterv_any (sbuf, scount, NULL, NULL, stype, rbuf, rcount, rtype, root, comm,
+    return rdmabar_iscatterv_any (sbuf, scount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, stype, rbuf, rcount, rtype, root, comm,
                                   MCA_COLL_BASE_TAG_SCATTER, request, true);
 }
 
-int mca_coll_rdmabar_iscatterv (const void *sbuf, const int *scounts, const int *displs, ompi_datatype_t *stype,
-                                void *rbuf, int rcount, ompi_datatype_t *rtype, int root, comm_t *comm,
+int mca_coll_rdmabar_iscatterv (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t displs, ompi_datatype_t *stype,
+                                void *rbuf, rwv_compat_count_t rcount, ompi_datatype_t *rtype, int root, comm_t *comm,
                                 ompi_request_t **request, mca_coll_base_module_t *module)
 {
     return rdmabar_iscatterv_any (sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
                                   MCA_COLL_BASE_TAG_SCATTERV, request, false);
 }
 
-int mca_coll_rdmabar_scatterv_init (const void *sbuf, const int *scounts, const int *displs, ompi_datatype_t *stype,
-                                    void *rbuf, int rcount, ompi_datatype_t *rtype, int root, comm_t *comm,
+int mca_coll_rdmabar_scatterv_init (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t displs, ompi_datatype_t *stype,
+                                    void *rbuf, rwv_compat_count_t rcount, ompi_datatype_t *rtype, int root, comm_t *comm,
                                     struct ompi_info_t *info, ompi_request_t **request, mca_coll_base_module_t *module)
 {
     return rdmabar_iscatterv_any (sbuf, 0, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
                                   MCA_COLL_BASE_TAG_SCATTERV, request, true);
 }
 
-int mca_coll_rdmabar_scatterv (const void *sbuf, const int *scounts, const int *displs, ompi_datatype_t *stype,
-                               void *rbuf, int rcount, ompi_datatype_t *rtype, int root, comm_t *comm,
+int mca_coll_rdmabar_scatterv (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t displs, ompi_datatype_t *stype,
+                               void *rbuf, rwv_compat_count_t rcount, ompi_datatype_t *rtype, int root, comm_t *comm,
                                mca_coll_base_module_t *module)
 {
     mca_coll_rdmabar_request_t *req = NULL;
@@ -166,40 +166,40 @@ int mca_coll_rdmabar_scatterv (const void *sbuf, const int *scounts, const int *
         &req);
 }
 
-static int rdmabar_iallgatherv_any (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, int rcount,
-                                    const int *rcounts, const int *displs, ompi_datatype_t *rtype, comm_t *comm,
+static int rdmabar_iallgatherv_any (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
+                                    rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, ompi_datatype_t *rtype, comm_t *comm,
                                     int tag, ompi_request_t **request, bool persistent)
 {
     rdmabar_layout_t r = rdmabar_layout (rbuf, rcount, rcounts, displs, rtype, NULL);
     RDMABAR_NB(mca_coll_rdmabar_build_allgather (sbuf, scount, stype, &r, comm, tag, persistent, &req));
 }
 
-int mca_coll_rdmabar_iallgather (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_iallgather (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                  ompi_datatype_t *rtype, comm_t *comm, ompi_request_t **request,
                                  mca_coll_base_module_t *module)
 {
-    return rdmabar_iallgatherv_any (sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, comm,
+    return rdmabar_iallgatherv_any (sbuf, scount, stype, rbuf, rcount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, rtype, comm,
                                     MCA_COLL_BASE_TAG_ALLGATHER, request, false);
 }
 
-int mca_coll_rdmabar_allgather_init (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_allgather_init (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                      ompi_datatype_t *rtype, comm_t *comm, struct ompi_info_t *info,
                                      ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    return rdmabar_iallgatherv_any (sbuf, scount, stype, rbuf, rcount, NULL, NULL, rtype, comm,
+    return rdmabar_iallgatherv_any (sbuf, scount, stype, rbuf, rcount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, rtype, comm,
                                     MCA_COLL_BASE_TAG_ALLGATHER, request, true);
 }
 
-int mca_coll_rdmabar_iallgatherv (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf,
-                                  const int *rcounts, const int *displs, ompi_datatype_t *rtype, comm_t *comm,
+int mca_coll_rdmabar_iallgatherv (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf,
+                                  rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, ompi_datatype_t *rtype, comm_t *comm,
                                   ompi_request_t **request, mca_coll_base_module_t *module)
 {
     return rdmabar_iallgatherv_any (sbuf, scount, stype, rbuf, 0, rcounts, displs, rtype, comm,
                                     MCA_COLL_BASE_TAG_ALLGATHERV, request, false);
 }
 
-int mca_coll_rdmabar_allgatherv_init (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf,
-                                      const int *rcounts, const int *displs, ompi_datatype_t *rtype, comm_t *comm,
+int mca_coll_rdmabar_allgatherv_init (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf,
+                                      rwv_compat_counts_t rcounts, rwv_compat_displs_t displs, ompi_datatype_t *rtype, comm_t *comm,
                                       struct ompi_info_t *info, ompi_request_t **request,
                                       mca_coll_base_module_t *module)
 {
@@ -208,9 +208,9 @@ int mca_coll_rdmabar_allgatherv_init (const void *sbuf, int scount, ompi_datatyp
 }
 
 /* alltoall (counts NULL) and alltoallv */
-static int rdmabar_ialltoallv_any (const void *sbuf, int scount, const int *scounts, const int *sdispls,
-                                   ompi_datatype_t *stype, void *rbuf, int rcount, const int *rcounts,
-                                   const int *rdispls, ompi_datatype_t *rtype, comm_t *comm, int tag,
+static int rdmabar_ialltoallv_any (const void *sbuf, rwv_compat_count_t scount, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                                   ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount, rwv_compat_counts_t rcounts,
+                                   rwv_compat_displs_t rdispls, ompi_datatype_t *rtype, comm_t *comm, int tag,
                                    ompi_request_t **request, bool persistent)
 {
     rdmabar_layout_t s = rdmabar_layout (sbuf, scount, scounts, sdispls, MPI_IN_PLACE == sbuf ? rtype : stype, NULL);
@@ -218,32 +218,32 @@ static int rdmabar_ialltoallv_any (const void *sbuf, int scount, const int *scou
     RDMABAR_NB(mca_coll_rdmabar_build_alltoall (MPI_IN_PLACE == sbuf ? NULL : &s, &r, comm, tag, persistent, &req));
 }
 
-int mca_coll_rdmabar_ialltoall (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_ialltoall (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                 ompi_datatype_t *rtype, comm_t *comm, ompi_request_t **request,
                                 mca_coll_base_module_t *module)
 {
-    return rdmabar_ialltoallv_any (sbuf, scount, NULL, NULL, stype, rbuf, rcount, NULL, NULL, rtype, comm,
+    return rdmabar_ialltoallv_any (sbuf, scount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, stype, rbuf, rcount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, rtype, comm,
                                    MCA_COLL_BASE_TAG_ALLTOALL, request, false);
 }
 
-int mca_coll_rdmabar_alltoall_init (const void *sbuf, int scount, ompi_datatype_t *stype, void *rbuf, int rcount,
+int mca_coll_rdmabar_alltoall_init (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, void *rbuf, rwv_compat_count_t rcount,
                                     ompi_datatype_t *rtype, comm_t *comm, struct ompi_info_t *info,
                                     ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    return rdmabar_ialltoallv_any (sbuf, scount, NULL, NULL, stype, rbuf, rcount, NULL, NULL, rtype, comm,
+    return rdmabar_ialltoallv_any (sbuf, scount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, stype, rbuf, rcount, RWV_COMPAT_NO_COUNTS, RWV_COMPAT_NO_DISPLS, rtype, comm,
                                    MCA_COLL_BASE_TAG_ALLTOALL, request, true);
 }
 
-int mca_coll_rdmabar_ialltoallv (const void *sbuf, const int *scounts, const int *sdispls, ompi_datatype_t *stype,
-                                 void *rbuf, const int *rcounts, const int *rdispls, ompi_datatype_t *rtype,
+int mca_coll_rdmabar_ialltoallv (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls, ompi_datatype_t *stype,
+                                 void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls, ompi_datatype_t *rtype,
                                  comm_t *comm, ompi_request_t **request, mca_coll_base_module_t *module)
 {
     return rdmabar_ialltoallv_any (sbuf, 0, scounts, sdispls, stype, rbuf, 0, rcounts, rdispls, rtype, comm,
                                    MCA_COLL_BASE_TAG_ALLTOALLV, request, false);
 }
 
-int mca_coll_rdmabar_alltoallv_init (const void *sbuf, const int *scounts, const int *sdispls,
-                                     ompi_datatype_t *stype, void *rbuf, const int *rcounts, const int *rdispls,
+int mca_coll_rdmabar_alltoallv_init (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                                     ompi_datatype_t *stype, void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls,
                                      ompi_datatype_t *rtype, comm_t *comm, struct ompi_info_t *info,
                                      ompi_request_t **request, mca_coll_base_module_t *module)
 {
@@ -251,9 +251,9 @@ int mca_coll_rdmabar_alltoallv_init (const void *sbuf, const int *scounts, const
                                    MCA_COLL_BASE_TAG_ALLTOALLV, request, true);
 }
 
-static int rdmabar_ialltoallw_any (const void *sbuf, const int *scounts, const int *sdispls,
-                                   ompi_datatype_t * const *stypes, void *rbuf, const int *rcounts,
-                                   const int *rdispls, ompi_datatype_t * const *rtypes, comm_t *comm,
+static int rdmabar_ialltoallw_any (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                                   ompi_datatype_t * const *stypes, void *rbuf, rwv_compat_counts_t rcounts,
+                                   rwv_compat_displs_t rdispls, ompi_datatype_t * const *rtypes, comm_t *comm,
                                    ompi_request_t **request, bool persistent)
 {
     rdmabar_layout_t s = rdmabar_layout (sbuf, 0, scounts, sdispls, NULL, stypes);
@@ -262,18 +262,18 @@ static int rdmabar_ialltoallw_any (const void *sbuf, const int *scounts, const i
                                                  MCA_COLL_BASE_TAG_ALLTOALLW, persistent, &req));
 }
 
-int mca_coll_rdmabar_ialltoallw (const void *sbuf, const int *scounts, const int *sdispls,
-                                 ompi_datatype_t * const *stypes, void *rbuf, const int *rcounts,
-                                 const int *rdispls, ompi_datatype_t * const *rtypes, comm_t *comm,
+int mca_coll_rdmabar_ialltoallw (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                                 ompi_datatype_t * const *stypes, void *rbuf, rwv_compat_counts_t rcounts,
+                                 rwv_compat_displs_t rdispls, ompi_datatype_t * const *rtypes, comm_t *comm,
                                  ompi_request_t **request, mca_coll_base_module_t *module)
 {
     return rdmabar_ialltoallw_any (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, request,
                                    false);
 }
 
-int mca_coll_rdmabar_alltoallw_init (const void *sbuf, const int *scounts, const int *sdispls,
-                                     ompi_datatype_t * const *stypes, void *rbuf, const int *rcounts,
-                                     const int *rdispls, ompi_datatype_t * const *rtypes, comm_t *comm,
+int mca_coll_rdmabar_alltoallw_init (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                                     ompi_datatype_t * const *stypes, void *rbuf, rwv_compat_counts_t rcounts,
+                                     rwv_compat_displs_t rdispls, ompi_datatype_t * const *rtypes, comm_t *comm,
                                      struct ompi_info_t *info, ompi_request_t **request,
                                      mca_coll_base_module_t *module)
 {
@@ -281,8 +281,8 @@ int mca_coll_rdmabar_alltoallw_init (const void *sbuf, const int *scounts, const
                                    true);
 }
 
-int mca_coll_rdmabar_alltoallw (const void *sbuf, const int *scounts, const int *sdispls,
-                                ompi_datatype_t * const *stypes, void *rbuf, const int *rcounts, const int *rdispls,
+int mca_coll_rdmabar_alltoallw (const void *sbuf, rwv_compat_counts_t scounts, rwv_compat_displs_t sdispls,
+                                ompi_datatype_t * const *stypes, void *rbuf, rwv_compat_counts_t rcounts, rwv_compat_displs_t rdispls,
                                 ompi_datatype_t * const *rtypes, comm_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_rdmabar_request_t *req = NULL;
@@ -294,72 +294,72 @@ int mca_coll_rdmabar_alltoallw (const void *sbuf, const int *scounts, const int 
                                      &req);
 }
 
-static int rdmabar_ireduce_any (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+static int rdmabar_ireduce_any (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                                 int root, comm_t *comm, int tag, ompi_request_t **request, bool persistent)
 {
     RDMABAR_NB(mca_coll_rdmabar_build_reduce (sbuf, rbuf, count, type, op, root, comm, tag, persistent, &req));
 }
 
-int mca_coll_rdmabar_ireduce (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+int mca_coll_rdmabar_ireduce (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                               int root, comm_t *comm, ompi_request_t **request, mca_coll_base_module_t *module)
 {
     return rdmabar_ireduce_any (sbuf, rbuf, count, type, op, root, comm, MCA_COLL_BASE_TAG_REDUCE, request, false);
 }
 
-int mca_coll_rdmabar_reduce_init (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+int mca_coll_rdmabar_reduce_init (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                                   int root, comm_t *comm, struct ompi_info_t *info, ompi_request_t **request,
                                   mca_coll_base_module_t *module)
 {
     return rdmabar_ireduce_any (sbuf, rbuf, count, type, op, root, comm, MCA_COLL_BASE_TAG_REDUCE, request, true);
 }
 
-int mca_coll_rdmabar_iallreduce (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+int mca_coll_rdmabar_iallreduce (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                                  comm_t *comm, ompi_request_t **request, mca_coll_base_module_t *module)
 {
     return rdmabar_ireduce_any (sbuf, rbuf, count, type, op, -1, comm, MCA_COLL_BASE_TAG_ALLREDUCE, request, false);
 }
 
-int mca_coll_rdmabar_allreduce_init (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+int mca_coll_rdmabar_allreduce_init (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                                      comm_t *comm, struct ompi_info_t *info, ompi_request_t **request,
                                      mca_coll_base_module_t *module)
 {
     return rdmabar_ireduce_any (sbuf, rbuf, count, type, op, -1, comm, MCA_COLL_BASE_TAG_ALLREDUCE, request, true);
 }
 
-static int rdmabar_iscan_any (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+static int rdmabar_iscan_any (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                               bool inclusive, comm_t *comm, ompi_request_t **request, bool persistent)
 {
     int tag = inclusive ? MCA_COLL_BASE_TAG_SCAN : MCA_COLL_BASE_TAG_EXSCAN;
     RDMABAR_NB(mca_coll_rdmabar_build_scan (sbuf, rbuf, count, type, op, inclusive, comm, tag, persistent, &req));
 }
 
-int mca_coll_rdmabar_iscan (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+int mca_coll_rdmabar_iscan (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                             comm_t *comm, ompi_request_t **request, mca_coll_base_module_t *module)
 {
     return rdmabar_iscan_any (sbuf, rbuf, count, type, op, true, comm, request, false);
 }
 
-int mca_coll_rdmabar_scan_init (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+int mca_coll_rdmabar_scan_init (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                                 comm_t *comm, struct ompi_info_t *info, ompi_request_t **request,
                                 mca_coll_base_module_t *module)
 {
     return rdmabar_iscan_any (sbuf, rbuf, count, type, op, true, comm, request, true);
 }
 
-int mca_coll_rdmabar_iexscan (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+int mca_coll_rdmabar_iexscan (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                               comm_t *comm, ompi_request_t **request, mca_coll_base_module_t *module)
 {
     return rdmabar_iscan_any (sbuf, rbuf, count, type, op, false, comm, request, false);
 }
 
-int mca_coll_rdmabar_exscan_init (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+int mca_coll_rdmabar_exscan_init (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                                   comm_t *comm, struct ompi_info_t *info, ompi_request_t **request,
                                   mca_coll_base_module_t *module)
 {
     return rdmabar_iscan_any (sbuf, rbuf, count, type, op, false, comm, request, true);
 }
 
-static int rdmabar_ireduce_scatter_any (const void *sbuf, void *rbuf, int rcount, const int *rcounts,
+static int rdmabar_ireduce_scatter_any (const void *sbuf, void *rbuf, rwv_compat_count_t rcount, rwv_compat_counts_t rcounts,
                                         ompi_datatype_t *type, struct ompi_op_t *op, comm_t *comm, int tag,
                                         ompi_request_t **request, bool persistent)
 {
@@ -367,23 +367,23 @@ static int rdmabar_ireduce_scatter_any (const void *sbuf, void *rbuf, int rcount
         mca_coll_rdmabar_build_reduce_scatter (sbuf, rbuf, rcount, rcounts, type, op, comm, tag, persistent, &req));
 }
 
-int mca_coll_rdmabar_ireduce_scatter_block (const void *sbuf, void *rbuf, int rcount, ompi_datatype_t *type,
+int mca_coll_rdmabar_ireduce_scatter_block (const void *sbuf, void *rbuf, rwv_compat_count_t rcount, ompi_datatype_t *type,
                                             struct ompi_op_t *op, comm_t *comm, ompi_request_t **request,
                                             mca_coll_base_module_t *module)
 {
-    return rdmabar_ireduce_scatter_any (sbuf, rbuf, rcount, NULL, type, op, comm,
+    return rdmabar_ireduce_scatter_any (sbuf, rbuf, rcount, RWV_COMPAT_NO_COUNTS, type, op, comm,
                                         MCA_COLL_BASE_TAG_REDUCE_SCATTER_BLOCK, request, false);
 }
 
-int mca_coll_rdmabar_reduce_scatter_block_init (const void *sbuf, void *rbuf, int rcount, ompi_datatype_t *type,
+int mca_coll_rdmabar_reduce_scatter_block_init (const void *sbuf, void *rbuf, rwv_compat_count_t rcount, ompi_datatype_t *type,
                                                 struct ompi_op_t *op, comm_t *comm, struct ompi_info_t *info,
                                                 ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    return rdmabar_ireduce_scatter_any (sbuf, rbuf, rcount, NULL, type, op, comm,
+    return rdmabar_ireduce_scatter_any (sbuf, rbuf, rcount, RWV_COMPAT_NO_COUNTS, type, op, comm,
                                         MCA_COLL_BASE_TAG_REDUCE_SCATTER_BLOCK, request, true);
 }
 
-int mca_coll_rdmabar_ireduce_scatter (const void *sbuf, void *rbuf, const int *rcounts, ompi_datatype_t *type,
+int mca_coll_rdmabar_ireduce_scatter (const void *sbuf, void *rbuf, rwv_compat_counts_t rcounts, ompi_datatype_t *type,
                                       struct ompi_op_t *op, comm_t *comm, ompi_request_t **request,
                                       mca_coll_base_module_t *module)
 {
@@ -391,7 +391,7 @@ int mca_coll_rdmabar_ireduce_scatter (const void *sbuf, void *rbuf, const int *r
                                         request, false);
 }
 
-int mca_coll_rdmabar_reduce_scatter_init (const void *sbuf, void *rbuf, const int *rcounts, ompi_datatype_t *type,
+int mca_coll_rdmabar_reduce_scatter_init (const void *sbuf, void *rbuf, rwv_compat_counts_t rcounts, ompi_datatype_t *type,
                                           struct ompi_op_t *op, comm_t *comm, struct ompi_info_t *info,
                                           ompi_request_t **request, mca_coll_base_module_t *module)
 {

@@ -35,7 +35,7 @@ int mca_coll_rdmabar_build_barrier (comm_t *comm, bool persistent, mca_coll_rdma
     return rc;
 }
 
-int mca_coll_rdmabar_build_bcast (void *buf, int count, ompi_datatype_t *type, int root, comm_t *comm, bool persistent,
+int mca_coll_rdmabar_build_bcast (void *buf, rwv_compat_count_t count, ompi_datatype_t *type, int root, comm_t *comm, bool persistent,
                                   mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
@@ -51,7 +51,7 @@ int mca_coll_rdmabar_build_bcast (void *buf, int count, ompi_datatype_t *type, i
     return rc;
 }
 
-int mca_coll_rdmabar_build_gather (const void *sbuf, int scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
+int mca_coll_rdmabar_build_gather (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
                                    int root, comm_t *comm, int tag, bool persistent, mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
@@ -75,7 +75,7 @@ int mca_coll_rdmabar_build_gather (const void *sbuf, int scount, ompi_datatype_t
     return rc;
 }
 
-int mca_coll_rdmabar_build_scatter (const rdmabar_layout_t *s, void *rbuf, int rcount, ompi_datatype_t *rtype, int root,
+int mca_coll_rdmabar_build_scatter (const rdmabar_layout_t *s, void *rbuf, rwv_compat_count_t rcount, ompi_datatype_t *rtype, int root,
                                     comm_t *comm, int tag, bool persistent, mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
@@ -99,7 +99,7 @@ int mca_coll_rdmabar_build_scatter (const rdmabar_layout_t *s, void *rbuf, int r
     return rc;
 }
 
-int mca_coll_rdmabar_build_allgather (const void *sbuf, int scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
+int mca_coll_rdmabar_build_allgather (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
                                       comm_t *comm, int tag, bool persistent, mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
@@ -153,7 +153,7 @@ int mca_coll_rdmabar_build_alltoall (const rdmabar_layout_t *s, const rdmabar_la
 }
 
 /* reduce (root >= 0), allreduce (root < 0) */
-int mca_coll_rdmabar_build_reduce (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+int mca_coll_rdmabar_build_reduce (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                                    int root, comm_t *comm, int tag, bool persistent, mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
@@ -175,7 +175,7 @@ int mca_coll_rdmabar_build_reduce (const void *sbuf, void *rbuf, int count, ompi
 }
 
 /* scan (inclusive) or exscan */
-int mca_coll_rdmabar_build_scan (const void *sbuf, void *rbuf, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+int mca_coll_rdmabar_build_scan (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                                  bool inclusive, comm_t *comm, int tag, bool persistent,
                                  mca_coll_rdmabar_request_t **out)
 {
@@ -197,7 +197,7 @@ int mca_coll_rdmabar_build_scan (const void *sbuf, void *rbuf, int count, ompi_d
 }
 
 /* reduce_scatter: rank p gets the reduction of everyone's block p */
-int mca_coll_rdmabar_build_reduce_scatter (const void *sbuf, void *rbuf, int rcount, const int *rcounts,
+int mca_coll_rdmabar_build_reduce_scatter (const void *sbuf, void *rbuf, rwv_compat_count_t rcount, rwv_compat_counts_t rcounts,
                                            ompi_datatype_t *type, struct ompi_op_t *op, comm_t *comm, int tag,
                                            bool persistent, mca_coll_rdmabar_request_t **out)
 {
@@ -209,16 +209,16 @@ int mca_coll_rdmabar_build_reduce_scatter (const void *sbuf, void *rbuf, int rco
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    if (NULL != rcounts) {
+    if (RWV_COMPAT_NO_COUNTS != rcounts) {
         displs = malloc ((size_t) size * sizeof (int));
         if (NULL == displs) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        for (int p = 0, d = 0 ; p < size ; d += rcounts[p++]) {
+        for (int p = 0, d = 0 ; p < size ; d += (int) rwv_compat_count_at (rcounts, p++)) {
             displs[p] = d;
         }
     }
-    s = rdmabar_layout (MPI_IN_PLACE == sbuf ? rbuf : sbuf, rcount, rcounts, displs, type, NULL);
+    s = rdmabar_layout (MPI_IN_PLACE == sbuf ? rbuf : sbuf, rcount, rcounts, rwv_compat_displs_of (displs), type, NULL);
     for (int p = 0 ; p < size ; ++p) {
         if (p != me) {
             mca_coll_rdmabar_req_send (*out, rdmabar_at (&s, p), rdmabar_count (&s, p), type, p);

@@ -15,6 +15,7 @@
 
 #include "mpi.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,7 @@ typedef struct rdmabar_xfer_t {
     int peer;
     const void *src;
     void *dst;
-    int count, dst_count;
+    rwv_compat_count_t count, dst_count;
     ompi_datatype_t *type, *dst_type;
 } rdmabar_xfer_t;
 
@@ -104,15 +105,36 @@ static opal_list_t rdmabar_active;
 static opal_mutex_t rdmabar_active_lock;
 static bool rdmabar_progress_registered;
 
-/* false when configure found this libmpi's collective request laid out
- * otherwise than rwv_ompi_compat.h says: rdmabar then
- * supplies no nonblocking or persistent collective */
-bool mca_coll_rdmabar_nbc_open (void)
+/* NULL when this libmpi's collective requests are laid out as
+ * rwv_ompi_compat.h mirrors them, else why not: configure compared the
+ * mirror with the headers and library it built against; a libmpi
+ * upgraded since is compared here, as it is loaded, by the sizes of its
+ * request classes. */
+static const char *rdmabar_nbc_layout_problem (void)
+{
+    static char why[256];
+
+    if (1 != RDMABAR_NBC_LAYOUT) {
+        return "configure found this Open MPI's collective requests laid out otherwise than rdmabar mirrors them";
+    }
+    if (ompi_request_t_class.cls_sizeof != sizeof (ompi_request_t) ||
+        ompi_coll_base_nbc_request_t_class.cls_sizeof != sizeof (rwv_compat_nbc_request_t)) {
+        snprintf (why, sizeof (why),
+                  "the libmpi loaded has %zu- and %zu-byte requests where rdmabar was built for %zu and %zu "
+                  "(Open MPI changed under it: rebuild ompi-rwv)",
+                  ompi_request_t_class.cls_sizeof, ompi_coll_base_nbc_request_t_class.cls_sizeof,
+                  sizeof (ompi_request_t), sizeof (rwv_compat_nbc_request_t));
+        return why;
+    }
+    return NULL;
+}
+
+const char *mca_coll_rdmabar_nbc_open (void)
 {
     OBJ_CONSTRUCT(&rdmabar_active, opal_list_t);
     OBJ_CONSTRUCT(&rdmabar_active_lock, opal_mutex_t);
     rdmabar_progress_registered = false;
-    return 1 == RDMABAR_NBC_LAYOUT;
+    return rdmabar_nbc_layout_problem ();
 }
 
 static int rdmabar_progress (void);
@@ -303,7 +325,7 @@ int mca_coll_rdmabar_req_new (struct ompi_communicator_t *comm, int tag, int max
     return NULL == req->xfers || NULL == req->reqs ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
 
-static void rdmabar_add (mca_coll_rdmabar_request_t *req, int kind, int peer, const void *src, int count,
+static void rdmabar_add (mca_coll_rdmabar_request_t *req, int kind, int peer, const void *src, rwv_compat_count_t count,
                          ompi_datatype_t *type, void *dst, int dst_count, ompi_datatype_t *dst_type)
 {
     rdmabar_xfer_t *x = &req->xfers[req->num_xfers++];
@@ -322,18 +344,18 @@ static void rdmabar_add (mca_coll_rdmabar_request_t *req, int kind, int peer, co
     }
 }
 
-void mca_coll_rdmabar_req_send (mca_coll_rdmabar_request_t *req, const void *buf, int count, ompi_datatype_t *type,
+void mca_coll_rdmabar_req_send (mca_coll_rdmabar_request_t *req, const void *buf, rwv_compat_count_t count, ompi_datatype_t *type,
                                 int peer)
 {
     rdmabar_add (req, RDMABAR_SEND, peer, buf, count, type, NULL, 0, NULL);
 }
 
-void mca_coll_rdmabar_req_recv (mca_coll_rdmabar_request_t *req, void *buf, int count, ompi_datatype_t *type, int peer)
+void mca_coll_rdmabar_req_recv (mca_coll_rdmabar_request_t *req, void *buf, rwv_compat_count_t count, ompi_datatype_t *type, int peer)
 {
     rdmabar_add (req, RDMABAR_RECV, peer, NULL, count, type, buf, count, NULL);
 }
 
-void mca_coll_rdmabar_req_copy (mca_coll_rdmabar_request_t *req, const void *src, int count, ompi_datatype_t *type,
+void mca_coll_rdmabar_req_copy (mca_coll_rdmabar_request_t *req, const void *src, rwv_compat_count_t count, ompi_datatype_t *type,
                                 void *dst, int dst_count, ompi_datatype_t *dst_type)
 {
     rdmabar_add (req, RDMABAR_COPY, -1, src, count, type, dst, dst_count, dst_type);
@@ -341,7 +363,7 @@ void mca_coll_rdmabar_req_copy (mca_coll_rdmabar_request_t *req, const void *src
 
 /* n buffers of count elements of type, kept with the request; buffer k
  * starts at the returned pointer + k * *stride. */
-static char *rdmabar_buffers (mca_coll_rdmabar_request_t *req, int n, ompi_datatype_t *type, int count,
+static char *rdmabar_buffers (mca_coll_rdmabar_request_t *req, int n, ompi_datatype_t *type, rwv_compat_count_t count,
                               ptrdiff_t *stride)
 {
     ptrdiff_t gap, span = opal_datatype_span (&type->super, count, &gap);
@@ -357,7 +379,7 @@ static char *rdmabar_buffers (mca_coll_rdmabar_request_t *req, int n, ompi_datat
  * request reduce elements [offset, offset + count) of them, in rank order,
  * into result when they are all in. */
 static int rdmabar_reduction (mca_coll_rdmabar_request_t *req, const void *mine, int me, int first, int last,
-                              int recv_count, int offset, int count, ompi_datatype_t *type, struct ompi_op_t *op,
+                              int recv_count, int offset, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
                               void *result)
 {
     ptrdiff_t stride, acc_stride, lb, extent;
@@ -390,13 +412,13 @@ static int rdmabar_reduction (mca_coll_rdmabar_request_t *req, const void *mine,
 }
 
 int mca_coll_rdmabar_req_reduction (mca_coll_rdmabar_request_t *req, const void *mine, int first, int last,
-                                    int count, ompi_datatype_t *type, struct ompi_op_t *op, void *result)
+                                    rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op, void *result)
 {
     return rdmabar_reduction (req, mine, ompi_comm_rank (req->comm), first, last, count, 0, count, type, op,
                               result);
 }
 
-int mca_coll_rdmabar_req_reduction_remote (mca_coll_rdmabar_request_t *req, int recv_count, int offset, int count,
+int mca_coll_rdmabar_req_reduction_remote (mca_coll_rdmabar_request_t *req, int recv_count, int offset, rwv_compat_count_t count,
                                            ompi_datatype_t *type, struct ompi_op_t *op, void *result)
 {
     return rdmabar_reduction (req, NULL, -1, 0, ompi_comm_remote_size (req->comm), recv_count, offset, count,

@@ -16,6 +16,7 @@
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/request/request.h"
+#include "rwv_ompi_compat.h"
 
 BEGIN_C_DECLS
 
@@ -24,20 +25,20 @@ typedef struct mca_coll_rdmabar_request_t mca_coll_rdmabar_request_t;
 /* room for max_xfers copies, receives and sends (those of a reduction included) */
 int mca_coll_rdmabar_req_new (struct ompi_communicator_t *comm, int tag, int max_xfers, bool persistent,
                               mca_coll_rdmabar_request_t **out);
-void mca_coll_rdmabar_req_send (mca_coll_rdmabar_request_t *req, const void *buf, int count, ompi_datatype_t *type,
+void mca_coll_rdmabar_req_send (mca_coll_rdmabar_request_t *req, const void *buf, rwv_compat_count_t count, ompi_datatype_t *type,
                                 int peer);
-void mca_coll_rdmabar_req_recv (mca_coll_rdmabar_request_t *req, void *buf, int count, ompi_datatype_t *type,
+void mca_coll_rdmabar_req_recv (mca_coll_rdmabar_request_t *req, void *buf, rwv_compat_count_t count, ompi_datatype_t *type,
                                 int peer);
-void mca_coll_rdmabar_req_copy (mca_coll_rdmabar_request_t *req, const void *src, int count, ompi_datatype_t *type,
+void mca_coll_rdmabar_req_copy (mca_coll_rdmabar_request_t *req, const void *src, rwv_compat_count_t count, ompi_datatype_t *type,
                                 void *dst, int dst_count, ompi_datatype_t *dst_type);
 
 /* result = contribution of rank first op ... op that of rank last - 1, mine
  * being this rank's and the others received */
 int mca_coll_rdmabar_req_reduction (mca_coll_rdmabar_request_t *req, const void *mine, int first, int last,
-                                    int count, ompi_datatype_t *type, struct ompi_op_t *op, void *result);
+                                    rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op, void *result);
 /* intercommunicators: the same over every rank of the remote group, each of
  * which sends recv_count elements, of which [offset, offset + count) count */
-int mca_coll_rdmabar_req_reduction_remote (mca_coll_rdmabar_request_t *req, int recv_count, int offset, int count,
+int mca_coll_rdmabar_req_reduction_remote (mca_coll_rdmabar_request_t *req, int recv_count, int offset, rwv_compat_count_t count,
                                            ompi_datatype_t *type, struct ompi_op_t *op, void *result);
 
 /* Give *req to the caller as *request, started unless persistent; on a
@@ -52,16 +53,18 @@ int mca_coll_rdmabar_req_run (int rc, mca_coll_rdmabar_request_t **req);
 typedef struct rdmabar_layout_t {
     char *base;
     int count;
-    const int *counts, *displs;
+    rwv_compat_counts_t counts;
+    rwv_compat_displs_t displs;
+    bool varying;   /* counts and displs given (the v and w collectives) */
     ompi_datatype_t *type;
     ompi_datatype_t * const *types;
     ptrdiff_t extent;
 } rdmabar_layout_t;
 
-static inline rdmabar_layout_t rdmabar_layout (const void *base, int count, const int *counts, const int *displs,
+static inline rdmabar_layout_t rdmabar_layout (const void *base, rwv_compat_count_t count, rwv_compat_counts_t counts, rwv_compat_displs_t displs,
                                                ompi_datatype_t *type, ompi_datatype_t * const *types)
 {
-    rdmabar_layout_t l = {(char *) base, count, counts, displs, type, types, 1};
+    rdmabar_layout_t l = {(char *) base, count, counts, displs, counts != RWV_COMPAT_NO_COUNTS, type, types, 1};
     ptrdiff_t lb;
 
     if (NULL == types) {
@@ -72,12 +75,12 @@ static inline rdmabar_layout_t rdmabar_layout (const void *base, int count, cons
 
 static inline char *rdmabar_at (const rdmabar_layout_t *l, int p)
 {
-    return l->base + (NULL != l->displs ? (ptrdiff_t) l->displs[p] : (ptrdiff_t) p * l->count) * l->extent;
+    return l->base + (l->varying ? rwv_compat_displ_at (l->displs, p) : (ptrdiff_t) p * l->count) * l->extent;
 }
 
-static inline int rdmabar_count (const rdmabar_layout_t *l, int p)
+static inline rwv_compat_count_t rdmabar_count (const rdmabar_layout_t *l, int p)
 {
-    return NULL != l->counts ? l->counts[p] : l->count;
+    return l->varying ? (rwv_compat_count_t) rwv_compat_count_at (l->counts, p) : l->count;
 }
 
 static inline ompi_datatype_t *rdmabar_type (const rdmabar_layout_t *l, int p)
