@@ -5,9 +5,10 @@
 #                          (a few minutes): tables on the screen, plots and a
 #                          results file under bench/results/
 # ./quickstart.sh --full   the same, long version (more sizes, rounds, rails)
-# ./quickstart.sh --debian13 [--full]
+# ./quickstart.sh --debian13 [--forky] [--full]
 #                          the same, then point to point, barrier and one-sided
-#                          again on Open MPI 5.0 in a Debian 13 root, into the
+#                          again on Open MPI 5.0 in a Debian 13 root (and with
+#                          --forky on 6.0 in a Debian testing root), into the
 #                          same results file
 # ./quickstart.sh check    install what is missing, build, run every test
 #                          (last line: "N passed, N failed, N skipped")
@@ -18,7 +19,7 @@ cd "$top"
 step () { echo "==> $*" >&2; }
 
 case "${1:-}" in
-    check|""|--full|--debian13) ;;
+    check|""|--full|--debian13|--forky) ;;
     *)
         sed -n '2,/^set -eu/s/^# \{0,1\}//p' "$0" | sed '$d'
         exit 2

@@ -47,14 +47,14 @@ if have netpipe-*.dat; then
         plot $(series 3 'btl/' netpipe-tcp.dat netpipe-rwv.dat | sed 's/using 1:3/using 3:2/g')"
 fi
 if have barrier.dat; then
-    # layout btl rdmabar tuned best han sm, one row per layout and btl
+    # layout btl rdmabar tuned best han sm xhc acoll, one row per layout and btl
     gnuplot -e "$common; set output 'barrier.png'; set style data histogram; set style histogram clustered gap 1;
         set style fill solid 0.8 border -1; set logscale y; set xtics rotate by -20;
         set title 'MPI\\_Barrier time by layout (nodes x ranks per node, over the BTL named)';
         set xlabel 'layout and BTL'; set ylabel 'time per barrier (us, log scale)'; set key top left;
         plot 'barrier.dat' using 3:xtic(sprintf('%s %s', stringcolumn(1), stringcolumn(2))) title 'rdmabar',
              '' using 4 title 'tuned (default)', '' using 5 title 'tuned (best forced)', '' using 6 title 'han',
-             '' using 7 title 'sm'"
+             '' using 7 title 'sm', '' using 8 title 'xhc', '' using 9 title 'acoll'"
 fi
 if have rails-*.dat; then
     # scaling at the largest size (equal rails only), one file per BTL, and n times tcp's one-rail figure

@@ -3,27 +3,31 @@
 # The main job: measure our components against Open MPI's built-in ones in
 # one run, print the markdown tables, draw the plots and keep everything in
 # a results folder (machine, versions, date, options, tables, data, PNGs).
-#   test/bench/run.sh [--full] [--debian13]
+#   test/bench/run.sh [--full] [--debian13] [--forky]
 # Short (default, a few minutes): 1 round, a few sizes, 1 and 2 rails.
 # --full: 3 rounds, sizes 1 B to 16 MiB, 1 to 3 rails with and without tbf,
 # NetPIPE to 16 MiB with perturbations.
-# --debian13: then point to point, barrier and one-sided again on Open MPI
-# 5.0 in the Debian 13 root (test/debian13/root.sh), against 5.0's own
-# paths, into the same results file.  Every table's heading names the Open
-# MPI it ran on.
+# --debian13, --forky: then point to point, barrier and one-sided again on
+# Open MPI 5.0 in the Debian 13 root, or on 6.0 in the Debian forky root
+# (test/roots/root.sh), against that Open MPI's own paths, into the same
+# results file.  Every table's heading names the Open MPI it ran on.
 # Needs the build in _build (./quickstart.sh does it); the emulated-cluster
 # parts need root and are skipped with a message otherwise.
 set -u
 . "$(dirname "$0")/bench_lib.sh"
 bench=$top/test/bench
-full=0 debian13=0 inner=""
+full=0 suites="" inner=""
 for arg in "$@"; do
     case "$arg" in
         --full) full=1 ;;
-        --debian13) debian13=1 ;;
-        --inner=*) inner=${arg#--inner=} ;;   # internal: the Debian 13 part, inside the root
+        --debian13) suites="$suites trixie" ;;
+        --forky) suites="$suites forky" ;;
+        --inner=*) inner=${arg#--inner=} ;;   # internal: a root's part, inside the root
     esac
 done
+suite_label () { # suite
+    case $1 in trixie) echo "5.0 in a Debian 13 root" ;; forky) echo "6.0 in a Debian forky root" ;; esac
+}
 ompi_version=$(ompi_info --parsable 2>/dev/null | sed -n 's/^ompi:version:full://p')
 
 stamp=$(date -u +%Y%m%d-%H%M%S)
@@ -45,7 +49,7 @@ header () {
     echo "| run | $([ $full = 1 ] && echo "full (--full)" || echo short): $rounds round(s), sizes $sizes |"
     echo "| machine | $(hostname), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB |"
     echo "| kernel | $(uname -sr) |"
-    echo "| Open MPI | $ompi_version$([ $debian13 = 1 ] && echo ", and 5.0 in a Debian 13 root (its own section)") |"
+    echo "| Open MPI | $ompi_version$(for su in $suites; do echo -n ", $(suite_label $su)"; done)$([ -n "$suites" ] && echo " (a section each)") |"
     echo "| libfabric | $(fi_info --version 2>/dev/null | sed -n 's/^libfabric: //p') |"
     echo "| compiler | $(gcc --version | head -n1) |"
     echo "| project | $(git -C "$top" describe --always --dirty 2>/dev/null) |"
@@ -65,30 +69,33 @@ section () { # title command...
 }
 
 # The same build and the comparisons that differ between the series, on
-# Open MPI 5.0 in the Debian 13 root; its data in data/debian13.
-debian13_part () {
-    local root=$top/test/debian13/root.sh inner_build=/work/_build/debian13 rc
-    "$root" make >&2
+# the Open MPI of a Debian root; its data in data/SUITE.
+root_part () { # suite
+    local su=$1 root="$top/test/roots/root.sh --suite $1" inner_build=/work/_build/$1 rc env=()
+    # forky's openmpi-mca-params.conf keeps stock btl/tcp on loopback
+    # (btl_tcp_if_include=lo): restore Open MPI's default for tcp's rows
+    [ "$su" = forky ] && env=(OMPI_MCA_btl_tcp_if_include=)
+    $root make >&2
     rc=$?
     if [ "$rc" -ne 0 ]; then
-        echo "> Open MPI 5.0: the Debian 13 root could not be made here (see above); no 5.0 tables."
+        echo "> Open MPI $(suite_label "$su"): the root could not be made here (see above); no tables for it."
         return
     fi
-    bench_progress "== building in the Debian 13 root (log: _build/debian13-build.log)"
-    if ! "$root" run env RWV_BUILD=$inner_build /work/test/build-install.sh > "$top/_build/debian13-build.log" 2>&1; then
-        echo "> Open MPI 5.0: the build in the Debian 13 root failed (_build/debian13-build.log); no 5.0 tables."
+    bench_progress "== building in the $su root (log: _build/$su-build.log)"
+    if ! $root run env RWV_BUILD=$inner_build /work/test/build-install.sh > "$top/_build/$su-build.log" 2>&1; then
+        echo "> Open MPI $(suite_label "$su"): the build failed (_build/$su-build.log); no tables for it."
         return
     fi
-    "$root" run env RWV_BUILD=$inner_build bash /work/test/bench/run.sh $([ $full = 1 ] && echo --full) \
-        "--inner=/work/${out#"$top"/}/debian13"
+    $root run env RWV_BUILD=$inner_build RWV_ROOT_LABEL="$(suite_label "$su")" "${env[@]}" \
+        bash /work/test/bench/run.sh $([ $full = 1 ] && echo --full) "--inner=/work/${out#"$top"/}/$su"
 }
 
-# The Debian 13 root's part: point to point, barrier and one-sided only.
+# A root's part: point to point, barrier and one-sided only.
 if [ -n "$inner" ]; then
-    echo "# Open MPI $ompi_version, in the Debian 13 root on the same machine"
+    echo "# Open MPI $ompi_version, ${RWV_ROOT_LABEL:-in a Debian root} on the same machine"
     echo
     libfabric=$(fi_info --version 2>/dev/null | sed -n 's/^libfabric: //p')
-    echo "Built from the same tree against Debian 13's packages (libfabric $libfabric, $(gcc --version | head -n1));"
+    echo "Built from the same tree against that release's packages (libfabric $libfabric, $(gcc --version | head -n1));"
     echo "contenders are Open MPI $ompi_version's own."
     echo
     section "point to point" "$bench/bench_p2p.sh" "$rounds" "$out/data" $sizes
@@ -117,7 +124,7 @@ fi
     fi
     section "one-sided" "$bench/bench_onesided.sh" "$out/data"
     section "NetPIPE" "$bench/bench_netpipe.sh" "$out/data" "$np_upper" $np_options
-    [ $debian13 = 1 ] && debian13_part
+    for su in $suites; do root_part "$su"; done
     echo "## Plots"
     echo
     bench_progress "== plots"
