@@ -13,6 +13,7 @@
 #include "rwv_ompi_compat.h"
 
 #include "coll_rdmabar.h"
+#include "coll_rdmabar_fill.h"
 
 static void mca_coll_rdmabar_module_construct (mca_coll_rdmabar_module_t *module)
 {
@@ -77,20 +78,6 @@ static int mca_coll_rdmabar_module_enable (mca_coll_base_module_t *base, struct 
     return OMPI_SUCCESS;
 }
 
-/* Give the barrier back to the component below as the communicator goes.
- * The slots the filler took were empty: nothing below to give them to. */
-static int mca_coll_rdmabar_module_disable (mca_coll_base_module_t *base, struct ompi_communicator_t *comm)
-{
-    mca_coll_rdmabar_module_t *module = (mca_coll_rdmabar_module_t *) base;
-
-    if (comm->c_coll->coll_barrier_module == base && NULL != module->below_barrier_module &&
-        base != module->below_barrier_module) {
-        comm->c_coll->coll_barrier = module->below_barrier;
-        comm->c_coll->coll_barrier_module = module->below_barrier_module;
-    }
-    return OMPI_SUCCESS;
-}
-
 mca_coll_base_module_t *mca_coll_rdmabar_comm_query (struct ompi_communicator_t *comm, int *priority)
 {
     mca_coll_rdmabar_module_t *module;
@@ -105,6 +92,5 @@ mca_coll_base_module_t *mca_coll_rdmabar_comm_query (struct ompi_communicator_t 
     }
     *priority = mca_coll_rdmabar_component.priority;
     module->super.coll_module_enable = mca_coll_rdmabar_module_enable;
-    module->super.coll_module_disable = mca_coll_rdmabar_module_disable;
     return &module->super;
 }
