@@ -25,16 +25,16 @@
 #include "ompi/mca/coll/coll.h"
 
 #if defined(MCA_COLL_BASE_VERSION_3_0_0)
-#    define RWV_COMPAT_COLL_API 300
-#    define RWV_COMPAT_COLL_VERSION MCA_COLL_BASE_VERSION_3_0_0
+#define RWV_COMPAT_COLL_API 300
+#define RWV_COMPAT_COLL_VERSION MCA_COLL_BASE_VERSION_3_0_0
 #elif defined(MCA_COLL_BASE_VERSION_2_4_0)
-#    define RWV_COMPAT_COLL_API 240
-#    define RWV_COMPAT_COLL_VERSION MCA_COLL_BASE_VERSION_2_4_0
+#define RWV_COMPAT_COLL_API 240
+#define RWV_COMPAT_COLL_VERSION MCA_COLL_BASE_VERSION_2_4_0
 #elif defined(MCA_COLL_BASE_VERSION_2_0_0)
-#    define RWV_COMPAT_COLL_API 200
-#    define RWV_COMPAT_COLL_VERSION MCA_COLL_BASE_VERSION_2_0_0
+#define RWV_COMPAT_COLL_API 200
+#define RWV_COMPAT_COLL_VERSION MCA_COLL_BASE_VERSION_2_0_0
 #else
-#    error "coll/rdmabar knows coll 2.0.0, 2.4.0 and 3.0.0 (configure checks this)"
+#error "coll/rdmabar knows coll 2.0.0, 2.4.0 and 3.0.0 (configure checks this)"
 #endif
 
 #if RWV_COMPAT_COLL_API == 200
@@ -50,44 +50,44 @@
  * coll 2.4.0 the base copies a module's pointers after enabling it; from
  * 3.0.0 each module installs its own while it is enabled. */
 #if RWV_COMPAT_COLL_API >= 300
-#    define RWV_COMPAT_COLL_INSTALL(comm, base, name, fn)                          \
-        do {                                                                       \
-            (base)->coll_##name = (fn);                                            \
-            MCA_COLL_INSTALL_API(comm, name, (base)->coll_##name, base, "rdmabar"); \
-        } while (0)
+#define RWV_COMPAT_COLL_INSTALL(comm, base, name, fn)                                                                  \
+    do {                                                                                                               \
+        (base)->coll_##name = (fn);                                                                                    \
+        MCA_COLL_INSTALL_API(comm, name, (base)->coll_##name, base, "rdmabar");                                       \
+    } while (0)
 #else
-#    define RWV_COMPAT_COLL_INSTALL(comm, base, name, fn) ((base)->coll_##name = (fn))
+#define RWV_COMPAT_COLL_INSTALL(comm, base, name, fn) ((base)->coll_##name = (fn))
 #endif
 
 /* The fault-tolerance agreement (coll 2.4.0 on; 6.0 refuses a communicator
  * without one): libmpi's allreduce-based one, where no component below
  * supplies it, counted in FILLED. */
 #if RWV_COMPAT_COLL_API >= 240
-#    define RWV_COMPAT_COLL_FILL_AGREE(comm, base, filled)                             \
-        do {                                                                           \
-            if (NULL == (comm)->c_coll->coll_agree) {                                  \
-                RWV_COMPAT_COLL_INSTALL(comm, base, agree, ompi_coll_base_agree_noft);   \
-                ++(filled);                                                            \
-            }                                                                          \
-            if (NULL == (comm)->c_coll->coll_iagree) {                                 \
-                RWV_COMPAT_COLL_INSTALL(comm, base, iagree, ompi_coll_base_iagree_noft); \
-                ++(filled);                                                            \
-            }                                                                          \
-        } while (0)
+#define RWV_COMPAT_COLL_FILL_AGREE(comm, base, filled)                                                                 \
+    do {                                                                                                               \
+        if (NULL == (comm)->c_coll->coll_agree) {                                                                      \
+            RWV_COMPAT_COLL_INSTALL(comm, base, agree, ompi_coll_base_agree_noft);                                    \
+            ++(filled);                                                                                                \
+        }                                                                                                              \
+        if (NULL == (comm)->c_coll->coll_iagree) {                                                                     \
+            RWV_COMPAT_COLL_INSTALL(comm, base, iagree, ompi_coll_base_iagree_noft);                                  \
+            ++(filled);                                                                                                \
+        }                                                                                                              \
+    } while (0)
 #else
-#    define RWV_COMPAT_COLL_FILL_AGREE(comm, base, filled) ((void) 0)
+#define RWV_COMPAT_COLL_FILL_AGREE(comm, base, filled) ((void) 0)
 #endif
 
 /* A count, and arrays of counts and displacements, as the collective
  * entry points take them; read an array's element i with the accessors. */
 #if RWV_COMPAT_COLL_API >= 300
-#    include "ompi/util/count_disp_array.h"
+#include "ompi/util/count_disp_array.h"
 typedef size_t rwv_compat_count_t;
 typedef ompi_count_array_t rwv_compat_counts_t;
 typedef ompi_disp_array_t rwv_compat_displs_t;
 typedef ompi_disp_array_t rwv_compat_byte_displs_t; /* neighbor_alltoallw's */
-#    define RWV_COMPAT_NO_COUNTS OMPI_COUNT_ARRAY_NULL
-#    define RWV_COMPAT_NO_DISPLS OMPI_DISP_ARRAY_NULL
+#define RWV_COMPAT_NO_COUNTS OMPI_COUNT_ARRAY_NULL
+#define RWV_COMPAT_NO_DISPLS OMPI_DISP_ARRAY_NULL
 
 static inline size_t rwv_compat_count_at (rwv_compat_counts_t counts, int i)
 {
@@ -108,8 +108,8 @@ typedef int rwv_compat_count_t;
 typedef const int *rwv_compat_counts_t;
 typedef const int *rwv_compat_displs_t;
 typedef const MPI_Aint *rwv_compat_byte_displs_t;
-#    define RWV_COMPAT_NO_COUNTS NULL
-#    define RWV_COMPAT_NO_DISPLS NULL
+#define RWV_COMPAT_NO_COUNTS NULL
+#define RWV_COMPAT_NO_DISPLS NULL
 
 static inline size_t rwv_compat_count_at (rwv_compat_counts_t counts, int i)
 {

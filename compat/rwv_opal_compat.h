@@ -43,7 +43,7 @@
 #    define RWV_COMPAT_BTL_VERSION MCA_BTL_BASE_VERSION_3_3_0
 #    define RWV_COMPAT_BTL_FLAGS_REMOTE_COMPLETION MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION
 #else
-#    error "btl/rwv and rcache/regcache know BTL 3.1.0 and 3.3.0 (configure checks this)"
+#error "btl/rwv and rcache/regcache know BTL 3.1.0 and 3.3.0 (configure checks this)"
 #endif
 
 /* osc/rdma computes wrong results when it sends accumulates through a

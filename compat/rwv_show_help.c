@@ -58,8 +58,7 @@ int rwv_show_help (const char *file, const char *topic, int want_error_header, .
     va_list ap;
 
     if (NULL == text) {
-        opal_output (0, "ompi-rwv: help topic [%s] of %s not found in %s", topic, file,
-                     RWV_HELPDIR);
+        opal_output (0, "ompi-rwv: help topic [%s] of %s not found in %s", topic, file, RWV_HELPDIR);
         return OPAL_ERR_NOT_FOUND;
     }
     if (0 > asprintf (&format, "%s%s%s", want_error_header ? rwv_dash_line : "", text,

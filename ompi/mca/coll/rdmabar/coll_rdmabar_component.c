@@ -12,6 +12,7 @@
 #include "ompi/mca/coll/base/base.h"
 
 #include "coll_rdmabar.h"
+#include "coll_rdmabar_fill.h"
 
 static int rdmabar_register (void);
 static int rdmabar_open (void);
@@ -82,18 +83,13 @@ static int rdmabar_register (void)
  * the default rather than silently switching the barrier off. */
 static int rdmabar_open (void)
 {
-    const char *why;
-
     rwv_show_help_open ();
     if (mca_coll_rdmabar_component.priority < 0) {
         rwv_show_help ("help-coll-rdmabar.txt", "bad-priority", true, ompi_process_info.nodename,
-                        mca_coll_rdmabar_component.priority, MCA_COLL_RDMABAR_DEFAULT_PRIORITY);
+                       mca_coll_rdmabar_component.priority, MCA_COLL_RDMABAR_DEFAULT_PRIORITY);
         mca_coll_rdmabar_component.priority = MCA_COLL_RDMABAR_DEFAULT_PRIORITY;
     }
-    why = mca_coll_rdmabar_nbc_open ();
-    mca_coll_rdmabar_component.nbc_usable = NULL == why;
-    snprintf (mca_coll_rdmabar_component.nbc_why, sizeof (mca_coll_rdmabar_component.nbc_why),
-              "rdmabar supplies no nonblocking or persistent collective: %s", why ? why : "");
+    mca_coll_rdmabar_nbc_open ();
     return OMPI_SUCCESS;
 }
 

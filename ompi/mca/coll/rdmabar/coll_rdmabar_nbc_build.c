@@ -21,7 +21,7 @@
 #include "coll_rdmabar.h"
 #include "coll_rdmabar_nbc_build.h"
 
-int mca_coll_rdmabar_build_barrier (comm_t *comm, bool persistent, mca_coll_rdmabar_request_t **out)
+int mca_coll_rdmabar_build_barrier (struct ompi_communicator_t *comm, bool persistent, mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
     int rc = mca_coll_rdmabar_req_new (comm, MCA_COLL_BASE_TAG_BARRIER, 2 * size, persistent, out);
@@ -35,8 +35,8 @@ int mca_coll_rdmabar_build_barrier (comm_t *comm, bool persistent, mca_coll_rdma
     return rc;
 }
 
-int mca_coll_rdmabar_build_bcast (void *buf, rwv_compat_count_t count, ompi_datatype_t *type, int root, comm_t *comm, bool persistent,
-                                  mca_coll_rdmabar_request_t **out)
+int mca_coll_rdmabar_build_bcast (void *buf, rwv_compat_count_t count, ompi_datatype_t *type, int root,
+                                  struct ompi_communicator_t *comm, bool persistent, mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
     int rc = mca_coll_rdmabar_req_new (comm, MCA_COLL_BASE_TAG_BCAST, size, persistent, out);
@@ -51,8 +51,9 @@ int mca_coll_rdmabar_build_bcast (void *buf, rwv_compat_count_t count, ompi_data
     return rc;
 }
 
-int mca_coll_rdmabar_build_gather (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
-                                   int root, comm_t *comm, int tag, bool persistent, mca_coll_rdmabar_request_t **out)
+int mca_coll_rdmabar_build_gather (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype,
+                                   const mca_coll_rdmabar_layout_t *r, int root, struct ompi_communicator_t *comm,
+                                   int tag, bool persistent, mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
     int rc = mca_coll_rdmabar_req_new (comm, tag, size, persistent, out);
@@ -66,17 +67,19 @@ int mca_coll_rdmabar_build_gather (const void *sbuf, rwv_compat_count_t scount, 
     }
     for (int p = 0 ; p < size ; ++p) {
         if (p != me) {
-            mca_coll_rdmabar_req_recv (*out, rdmabar_at (r, p), rdmabar_count (r, p), rdmabar_type (r, p), p);
+            mca_coll_rdmabar_req_recv (*out, mca_coll_rdmabar_layout_at (r, p), mca_coll_rdmabar_layout_count (r, p),
+                                       mca_coll_rdmabar_layout_type (r, p), p);
         } else if (MPI_IN_PLACE != sbuf) {
-            mca_coll_rdmabar_req_copy (*out, sbuf, scount, stype, rdmabar_at (r, p), rdmabar_count (r, p),
-                                       rdmabar_type (r, p));
+            mca_coll_rdmabar_req_copy (*out, sbuf, scount, stype, mca_coll_rdmabar_layout_at (r, p),
+                                       mca_coll_rdmabar_layout_count (r, p), mca_coll_rdmabar_layout_type (r, p));
         }
     }
     return rc;
 }
 
-int mca_coll_rdmabar_build_scatter (const rdmabar_layout_t *s, void *rbuf, rwv_compat_count_t rcount, ompi_datatype_t *rtype, int root,
-                                    comm_t *comm, int tag, bool persistent, mca_coll_rdmabar_request_t **out)
+int mca_coll_rdmabar_build_scatter (const mca_coll_rdmabar_layout_t *s, void *rbuf, rwv_compat_count_t rcount,
+                                    ompi_datatype_t *rtype, int root, struct ompi_communicator_t *comm, int tag,
+                                    bool persistent, mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
     int rc = mca_coll_rdmabar_req_new (comm, tag, size, persistent, out);
@@ -90,17 +93,19 @@ int mca_coll_rdmabar_build_scatter (const rdmabar_layout_t *s, void *rbuf, rwv_c
     }
     for (int p = 0 ; p < size ; ++p) {
         if (p != me) {
-            mca_coll_rdmabar_req_send (*out, rdmabar_at (s, p), rdmabar_count (s, p), rdmabar_type (s, p), p);
+            mca_coll_rdmabar_req_send (*out, mca_coll_rdmabar_layout_at (s, p), mca_coll_rdmabar_layout_count (s, p),
+                                       mca_coll_rdmabar_layout_type (s, p), p);
         } else if (MPI_IN_PLACE != rbuf) {
-            mca_coll_rdmabar_req_copy (*out, rdmabar_at (s, p), rdmabar_count (s, p), rdmabar_type (s, p), rbuf,
-                                       rcount, rtype);
+            mca_coll_rdmabar_req_copy (*out, mca_coll_rdmabar_layout_at (s, p), mca_coll_rdmabar_layout_count (s, p),
+                                       mca_coll_rdmabar_layout_type (s, p), rbuf, rcount, rtype);
         }
     }
     return rc;
 }
 
-int mca_coll_rdmabar_build_allgather (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype, const rdmabar_layout_t *r,
-                                      comm_t *comm, int tag, bool persistent, mca_coll_rdmabar_request_t **out)
+int mca_coll_rdmabar_build_allgather (const void *sbuf, rwv_compat_count_t scount, ompi_datatype_t *stype,
+                                      const mca_coll_rdmabar_layout_t *r, struct ompi_communicator_t *comm, int tag,
+                                      bool persistent, mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
     int rc = mca_coll_rdmabar_req_new (comm, tag, 2 * size, persistent, out);
@@ -109,16 +114,17 @@ int mca_coll_rdmabar_build_allgather (const void *sbuf, rwv_compat_count_t scoun
         return rc;
     }
     if (MPI_IN_PLACE == sbuf) {
-        sbuf = rdmabar_at (r, me);
-        scount = rdmabar_count (r, me);
-        stype = rdmabar_type (r, me);
+        sbuf = mca_coll_rdmabar_layout_at (r, me);
+        scount = mca_coll_rdmabar_layout_count (r, me);
+        stype = mca_coll_rdmabar_layout_type (r, me);
     } else {
-        mca_coll_rdmabar_req_copy (*out, sbuf, scount, stype, rdmabar_at (r, me), rdmabar_count (r, me),
-                                   rdmabar_type (r, me));
+        mca_coll_rdmabar_req_copy (*out, sbuf, scount, stype, mca_coll_rdmabar_layout_at (r, me),
+                                   mca_coll_rdmabar_layout_count (r, me), mca_coll_rdmabar_layout_type (r, me));
     }
     for (int p = 0 ; p < size ; ++p) {
         if (p != me) {
-            mca_coll_rdmabar_req_recv (*out, rdmabar_at (r, p), rdmabar_count (r, p), rdmabar_type (r, p), p);
+            mca_coll_rdmabar_req_recv (*out, mca_coll_rdmabar_layout_at (r, p), mca_coll_rdmabar_layout_count (r, p),
+                                       mca_coll_rdmabar_layout_type (r, p), p);
             mca_coll_rdmabar_req_send (*out, sbuf, scount, stype, p);
         }
     }
@@ -126,12 +132,13 @@ int mca_coll_rdmabar_build_allgather (const void *sbuf, rwv_compat_count_t scoun
 }
 
 /* s == NULL: in place */
-int mca_coll_rdmabar_build_alltoall (const rdmabar_layout_t *s, const rdmabar_layout_t *r, comm_t *comm, int tag,
-                                     bool persistent, mca_coll_rdmabar_request_t **out)
+int mca_coll_rdmabar_build_alltoall (const mca_coll_rdmabar_layout_t *s, const mca_coll_rdmabar_layout_t *r,
+                                     struct ompi_communicator_t *comm, int tag, bool persistent,
+                                     mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
     int rc = mca_coll_rdmabar_req_new (comm, tag, 3 * size, persistent, out);
-    rdmabar_layout_t mirror;
+    mca_coll_rdmabar_layout_t mirror;
 
     if (OMPI_SUCCESS != rc) {
         return rc;
@@ -140,21 +147,25 @@ int mca_coll_rdmabar_build_alltoall (const rdmabar_layout_t *s, const rdmabar_la
         rc = mca_coll_rdmabar_req_mirror (*out, r, &mirror);
         s = &mirror;
     } else {
-        mca_coll_rdmabar_req_copy (*out, rdmabar_at (s, me), rdmabar_count (s, me), rdmabar_type (s, me),
-                                   rdmabar_at (r, me), rdmabar_count (r, me), rdmabar_type (r, me));
+        mca_coll_rdmabar_req_copy (*out, mca_coll_rdmabar_layout_at (s, me), mca_coll_rdmabar_layout_count (s, me),
+                                   mca_coll_rdmabar_layout_type (s, me), mca_coll_rdmabar_layout_at (r, me),
+                                   mca_coll_rdmabar_layout_count (r, me), mca_coll_rdmabar_layout_type (r, me));
     }
     for (int p = 0 ; OMPI_SUCCESS == rc && p < size ; ++p) {
         if (p != me) {
-            mca_coll_rdmabar_req_recv (*out, rdmabar_at (r, p), rdmabar_count (r, p), rdmabar_type (r, p), p);
-            mca_coll_rdmabar_req_send (*out, rdmabar_at (s, p), rdmabar_count (s, p), rdmabar_type (s, p), p);
+            mca_coll_rdmabar_req_recv (*out, mca_coll_rdmabar_layout_at (r, p), mca_coll_rdmabar_layout_count (r, p),
+                                       mca_coll_rdmabar_layout_type (r, p), p);
+            mca_coll_rdmabar_req_send (*out, mca_coll_rdmabar_layout_at (s, p), mca_coll_rdmabar_layout_count (s, p),
+                                       mca_coll_rdmabar_layout_type (s, p), p);
         }
     }
     return rc;
 }
 
 /* reduce (root >= 0), allreduce (root < 0) */
-int mca_coll_rdmabar_build_reduce (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
-                                   int root, comm_t *comm, int tag, bool persistent, mca_coll_rdmabar_request_t **out)
+int mca_coll_rdmabar_build_reduce (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type,
+                                   struct ompi_op_t *op, int root, struct ompi_communicator_t *comm, int tag,
+                                   bool persistent, mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
     int rc = mca_coll_rdmabar_req_new (comm, tag, 2 * size, persistent, out);
@@ -175,9 +186,9 @@ int mca_coll_rdmabar_build_reduce (const void *sbuf, void *rbuf, rwv_compat_coun
 }
 
 /* scan (inclusive) or exscan */
-int mca_coll_rdmabar_build_scan (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
-                                 bool inclusive, comm_t *comm, int tag, bool persistent,
-                                 mca_coll_rdmabar_request_t **out)
+int mca_coll_rdmabar_build_scan (const void *sbuf, void *rbuf, rwv_compat_count_t count, ompi_datatype_t *type,
+                                 struct ompi_op_t *op, bool inclusive, struct ompi_communicator_t *comm, int tag,
+                                 bool persistent, mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
     int rc = mca_coll_rdmabar_req_new (comm, tag, size, persistent, out);
@@ -197,13 +208,14 @@ int mca_coll_rdmabar_build_scan (const void *sbuf, void *rbuf, rwv_compat_count_
 }
 
 /* reduce_scatter: rank p gets the reduction of everyone's block p */
-int mca_coll_rdmabar_build_reduce_scatter (const void *sbuf, void *rbuf, rwv_compat_count_t rcount, rwv_compat_counts_t rcounts,
-                                           ompi_datatype_t *type, struct ompi_op_t *op, comm_t *comm, int tag,
-                                           bool persistent, mca_coll_rdmabar_request_t **out)
+int mca_coll_rdmabar_build_reduce_scatter (const void *sbuf, void *rbuf, rwv_compat_count_t rcount,
+                                           rwv_compat_counts_t rcounts, ompi_datatype_t *type, struct ompi_op_t *op,
+                                           struct ompi_communicator_t *comm, int tag, bool persistent,
+                                           mca_coll_rdmabar_request_t **out)
 {
     int me = ompi_comm_rank (comm), size = ompi_comm_size (comm);
     int rc = mca_coll_rdmabar_req_new (comm, tag, 2 * size, persistent, out);
-    rdmabar_layout_t s;
+    mca_coll_rdmabar_layout_t s;
     int *displs = NULL;
 
     if (OMPI_SUCCESS != rc) {
@@ -214,17 +226,20 @@ int mca_coll_rdmabar_build_reduce_scatter (const void *sbuf, void *rbuf, rwv_com
         if (NULL == displs) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        for (int p = 0, d = 0 ; p < size ; d += (int) rwv_compat_count_at (rcounts, p++)) {
+        for (int p = 0, d = 0; p < size; d += (int) rwv_compat_count_at (rcounts, p++)) {
             displs[p] = d;
         }
     }
-    s = rdmabar_layout (MPI_IN_PLACE == sbuf ? rbuf : sbuf, rcount, rcounts, rwv_compat_displs_of (displs), type, NULL);
+    s = mca_coll_rdmabar_layout_make (MPI_IN_PLACE == sbuf ? rbuf : sbuf, rcount, rcounts,
+                                      rwv_compat_displs_of (displs), type, NULL);
     for (int p = 0 ; p < size ; ++p) {
         if (p != me) {
-            mca_coll_rdmabar_req_send (*out, rdmabar_at (&s, p), rdmabar_count (&s, p), type, p);
+            mca_coll_rdmabar_req_send (*out, mca_coll_rdmabar_layout_at (&s, p), mca_coll_rdmabar_layout_count (&s, p),
+                                       type, p);
         }
     }
-    rc = mca_coll_rdmabar_req_reduction (*out, rdmabar_at (&s, me), 0, size, rdmabar_count (&s, me), type, op, rbuf);
+    rc = mca_coll_rdmabar_req_reduction (*out, mca_coll_rdmabar_layout_at (&s, me), 0, size,
+                                         mca_coll_rdmabar_layout_count (&s, me), type, op, rbuf);
     /* the per-peer sends captured their addresses; the layout is not kept */
     free (displs);
     return rc;

@@ -28,6 +28,7 @@
 #include "ompi/request/request.h"
 
 #include "coll_rdmabar.h"
+#include "coll_rdmabar_fill.h"
 #include "coll_rdmabar_request.h"
 
 enum { RDMABAR_COPY, RDMABAR_RECV, RDMABAR_SEND };
@@ -129,12 +130,30 @@ static const char *rdmabar_nbc_layout_problem (void)
     return NULL;
 }
 
-const char *mca_coll_rdmabar_nbc_open (void)
+static char rdmabar_nbc_why[400]; /* empty while the layout matches */
+
+void mca_coll_rdmabar_nbc_open (void)
 {
+    const char *problem = rdmabar_nbc_layout_problem ();
+
     OBJ_CONSTRUCT(&rdmabar_active, opal_list_t);
     OBJ_CONSTRUCT(&rdmabar_active_lock, opal_mutex_t);
     rdmabar_progress_registered = false;
-    return rdmabar_nbc_layout_problem ();
+    rdmabar_nbc_why[0] = '\0';
+    if (NULL != problem) {
+        snprintf (rdmabar_nbc_why, sizeof (rdmabar_nbc_why),
+                  "rdmabar supplies no nonblocking or persistent collective: %s", problem);
+    }
+}
+
+bool mca_coll_rdmabar_nbc_usable (void)
+{
+    return '\0' == rdmabar_nbc_why[0];
+}
+
+const char *mca_coll_rdmabar_nbc_why (void)
+{
+    return rdmabar_nbc_why;
 }
 
 static int rdmabar_progress (void);
@@ -344,19 +363,20 @@ static void rdmabar_add (mca_coll_rdmabar_request_t *req, int kind, int peer, co
     }
 }
 
-void mca_coll_rdmabar_req_send (mca_coll_rdmabar_request_t *req, const void *buf, rwv_compat_count_t count, ompi_datatype_t *type,
-                                int peer)
+void mca_coll_rdmabar_req_send (mca_coll_rdmabar_request_t *req, const void *buf, rwv_compat_count_t count,
+                                ompi_datatype_t *type, int peer)
 {
     rdmabar_add (req, RDMABAR_SEND, peer, buf, count, type, NULL, 0, NULL);
 }
 
-void mca_coll_rdmabar_req_recv (mca_coll_rdmabar_request_t *req, void *buf, rwv_compat_count_t count, ompi_datatype_t *type, int peer)
+void mca_coll_rdmabar_req_recv (mca_coll_rdmabar_request_t *req, void *buf, rwv_compat_count_t count,
+                                ompi_datatype_t *type, int peer)
 {
     rdmabar_add (req, RDMABAR_RECV, peer, NULL, count, type, buf, count, NULL);
 }
 
-void mca_coll_rdmabar_req_copy (mca_coll_rdmabar_request_t *req, const void *src, rwv_compat_count_t count, ompi_datatype_t *type,
-                                void *dst, int dst_count, ompi_datatype_t *dst_type)
+void mca_coll_rdmabar_req_copy (mca_coll_rdmabar_request_t *req, const void *src, rwv_compat_count_t count,
+                                ompi_datatype_t *type, void *dst, int dst_count, ompi_datatype_t *dst_type)
 {
     rdmabar_add (req, RDMABAR_COPY, -1, src, count, type, dst, dst_count, dst_type);
 }
@@ -379,8 +399,8 @@ static char *rdmabar_buffers (mca_coll_rdmabar_request_t *req, int n, ompi_datat
  * request reduce elements [offset, offset + count) of them, in rank order,
  * into result when they are all in. */
 static int rdmabar_reduction (mca_coll_rdmabar_request_t *req, const void *mine, int me, int first, int last,
-                              int recv_count, int offset, rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
-                              void *result)
+                              int recv_count, int offset, rwv_compat_count_t count, ompi_datatype_t *type,
+                              struct ompi_op_t *op, void *result)
 {
     ptrdiff_t stride, acc_stride, lb, extent;
     char *slots = rdmabar_buffers (req, last - first, type, recv_count, &stride);
@@ -418,8 +438,9 @@ int mca_coll_rdmabar_req_reduction (mca_coll_rdmabar_request_t *req, const void 
                               result);
 }
 
-int mca_coll_rdmabar_req_reduction_remote (mca_coll_rdmabar_request_t *req, int recv_count, int offset, rwv_compat_count_t count,
-                                           ompi_datatype_t *type, struct ompi_op_t *op, void *result)
+int mca_coll_rdmabar_req_reduction_remote (mca_coll_rdmabar_request_t *req, int recv_count, int offset,
+                                           rwv_compat_count_t count, ompi_datatype_t *type, struct ompi_op_t *op,
+                                           void *result)
 {
     return rdmabar_reduction (req, NULL, -1, 0, ompi_comm_remote_size (req->comm), recv_count, offset, count,
                               type, op, result);
@@ -429,16 +450,17 @@ int mca_coll_rdmabar_req_reduction_remote (mca_coll_rdmabar_request_t *req, int 
 
 /* An in-place exchange sends the blocks it is about to overwrite: the
  * request copies them at each start into a scratch buffer laid out alike. */
-int mca_coll_rdmabar_req_mirror (mca_coll_rdmabar_request_t *req, const rdmabar_layout_t *r,
-                                 rdmabar_layout_t *mirror)
+int mca_coll_rdmabar_req_mirror (mca_coll_rdmabar_request_t *req, const mca_coll_rdmabar_layout_t *r,
+                                 mca_coll_rdmabar_layout_t *mirror)
 {
     int me = ompi_comm_rank (req->comm), size = ompi_comm_size (req->comm);
     ptrdiff_t lo = PTRDIFF_MAX, hi = PTRDIFF_MIN;
     char *mem;
 
     for (int p = 0 ; p < size ; ++p) {
-        ptrdiff_t gap, span = opal_datatype_span (&rdmabar_type (r, p)->super, rdmabar_count (r, p), &gap);
-        ptrdiff_t start = rdmabar_at (r, p) - r->base + gap;
+        ptrdiff_t gap, span = opal_datatype_span (&mca_coll_rdmabar_layout_type (r, p)->super,
+                                                  mca_coll_rdmabar_layout_count (r, p), &gap);
+        ptrdiff_t start = mca_coll_rdmabar_layout_at (r, p) - r->base + gap;
 
         if (p != me && span > 0) {
             lo = start < lo ? start : lo;
@@ -457,8 +479,9 @@ int mca_coll_rdmabar_req_mirror (mca_coll_rdmabar_request_t *req, const rdmabar_
     mirror->base = mem - lo;
     for (int p = 0 ; p < size ; ++p) {
         if (p != me) {
-            mca_coll_rdmabar_req_copy (req, rdmabar_at (r, p), rdmabar_count (r, p), rdmabar_type (r, p),
-                                       rdmabar_at (mirror, p), rdmabar_count (r, p), rdmabar_type (r, p));
+            mca_coll_rdmabar_req_copy (req, mca_coll_rdmabar_layout_at (r, p), mca_coll_rdmabar_layout_count (r, p),
+                                       mca_coll_rdmabar_layout_type (r, p), mca_coll_rdmabar_layout_at (mirror, p),
+                                       mca_coll_rdmabar_layout_count (r, p), mca_coll_rdmabar_layout_type (r, p));
         }
     }
     return OMPI_SUCCESS;
