@@ -8,6 +8,14 @@ bin=$RWV_BUILD/test
 fail=0
 say () { echo "$1 - $2"; [ "$1" = ok ] || fail=1; }
 
+# the suite's own build has btl/rwv's fault injection, which the tests of
+# malformed peers need (a release build has none: test_debian_packages.sh)
+if strings "$RWV_PREFIX/lib/openmpi/mca_btl_rwv.so" | grep -q RWV_TEST_FAULT; then
+    say ok "the suite's build of btl/rwv has its test fault injection (configure --enable-test-faults)"
+else
+    say "not ok" "the suite's build of btl/rwv lacks the fault injection test_rwv_member_faults.sh needs"
+fi
+
 for fc in "btl rwv" "rcache regcache" "coll rdmabar"; do
     set -- $fc
     listing=$(ompi_info --parsable --param "$1" "$2" --level 9 2>&1)

@@ -92,6 +92,14 @@ for rel in 12 13; do
     else
         echo "not ok - Debian $rel: openmpi-mca-btl-rwv does not pin '$pin': Depends: $depends"
     fi
+    # a release build carries no fault injection (configure --enable-test-faults)
+    faults=$(dpkg-deb --fsys-tarfile "$work/$rel"/openmpi-mca-btl-rwv_*.deb | tar -xO --wildcards '*/mca_btl_rwv.so' |
+             strings | grep -c 'RWV_TEST_FAULT\|fetch_addr')
+    if [ "$faults" = 0 ]; then
+        echo "ok - Debian $rel: the packaged btl/rwv carries no test fault injection (no RWV_TEST_FAULT in it)"
+    else
+        echo "not ok - Debian $rel: the packaged btl/rwv carries the test suite's fault injection ($faults strings)"
+    fi
     if lintian --fail-on error,warning "$work/$rel"/*.changes > "$work/$rel/lintian.log" 2>&1; then
         echo "ok - Debian $rel: lintian reports no error and no warning (overrides in debian/ say why)"
     else

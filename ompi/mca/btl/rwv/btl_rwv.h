@@ -60,19 +60,6 @@ typedef struct mca_btl_rwv_reg_t {
     mca_btl_base_registration_handle_t handle;
 } mca_btl_rwv_reg_t;
 
-/* Tests only (environment variable RWV_TEST_FAULT): this process
- * misbehaves as a broken or hostile member would, so the suite can prove
- * that its peers refuse it and live. */
-typedef enum {
-    MCA_BTL_RWV_TEST_FAULT_NONE,
-    MCA_BTL_RWV_TEST_FAULT_RING_LEN,     /* "ring_len": one message claims 4 GiB */
-    MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR,  /* "atomic_addr": atomics aim 1 GiB past their target */
-    MCA_BTL_RWV_TEST_FAULT_REPLAY,       /* "replay": one message claims to replay a connection never made */
-    MCA_BTL_RWV_TEST_FAULT_RING_SIZE,    /* "ring_size": one ring change names 1 GiB slots */
-    MCA_BTL_RWV_TEST_FAULT_FETCH_LEN,    /* "fetch_len": one FETCH claims 4 GiB */
-    MCA_BTL_RWV_TEST_FAULT_FETCH_ADDR,   /* "fetch_addr": one FETCH names memory 1 GiB past its buffer */
-} mca_btl_rwv_test_fault_t;
-
 typedef enum {
     MCA_BTL_RWV_SINGLE_COPY_NONE,
     MCA_BTL_RWV_SINGLE_COPY_CMA,     /* process_vm_readv/writev to peers on this node */
@@ -192,7 +179,6 @@ typedef struct mca_btl_rwv_component_t {
     bool one_sided;                  /* put rwv first in osc_rdma_btls */
     int single_copy;                 /* mca_btl_rwv_single_copy_t */
     int put_completion;              /* mca_btl_rwv_put_completion_t */
-    int test_fault;                  /* mca_btl_rwv_test_fault_t, from RWV_TEST_FAULT */
     int backend;                     /* mca_btl_rwv_backend_t */
 
     /* The one module, from the start of init.  Every function reaches it
@@ -255,8 +241,6 @@ int mca_btl_rwv_flush (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_
 
 /* btl_rwv_component.c */
 double mca_btl_rwv_now (void);
-/* Tests only (RWV_TEST_FAULT): true once, when this process is to commit FAULT. */
-bool mca_btl_rwv_test_fault_now (mca_btl_rwv_test_fault_t fault);
 
 
 /* btl_rwv_osc.c: osc/rdma's parameters, set at the first add_procs */

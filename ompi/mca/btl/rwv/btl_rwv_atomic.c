@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "btl_rwv.h"
+#include "btl_rwv_test_fault.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_atomic.h"
@@ -243,7 +244,7 @@ static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_en
         .context = (uint64_t) (uintptr_t) atomic, .address = remote_address, .key = remote_handle->rkey[0],
         .operand = operand, .compare = compare, .op = (uint16_t) op, .flags = (uint16_t) flags,
     };
-    if (OPAL_UNLIKELY(MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR == mca_btl_rwv_component.test_fault)) {
+    if (MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR, true)) {
         hdr.address += (uint64_t) 1 << 30;
     }
     /* listed before it can be answered: the reply may come in another thread */

@@ -21,6 +21,7 @@
 #include "opal/util/show_help.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_test_fault.h"
 #include "btl_rwv_progress.h"
 #include "btl_rwv_auth.h"
 #include "btl_rwv_cma.h"
@@ -65,33 +66,9 @@ double mca_btl_rwv_now (void)
 
 static int rwv_open (void)
 {
-    static const char *faults[] = {
-        [MCA_BTL_RWV_TEST_FAULT_RING_LEN] = "ring_len", [MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR] = "atomic_addr",
-        [MCA_BTL_RWV_TEST_FAULT_REPLAY] = "replay", [MCA_BTL_RWV_TEST_FAULT_RING_SIZE] = "ring_size",
-        [MCA_BTL_RWV_TEST_FAULT_FETCH_LEN] = "fetch_len", [MCA_BTL_RWV_TEST_FAULT_FETCH_ADDR] = "fetch_addr",
-    };
-    const char *fault = getenv ("RWV_TEST_FAULT");
-
-    mca_btl_rwv_component.test_fault = MCA_BTL_RWV_TEST_FAULT_NONE;
-    for (size_t f = 1 ; NULL != fault && f < sizeof (faults) / sizeof (faults[0]) ; ++f) {
-        if (0 == strcmp (fault, faults[f])) {
-            mca_btl_rwv_component.test_fault = (int) f;
-        }
-    }
+    mca_btl_rwv_test_fault_open ();
     rwv_show_help_open ();
     return OPAL_SUCCESS;
-}
-
-/* Tests only: true once, when this process was told to commit FAULT. */
-bool mca_btl_rwv_test_fault_now (mca_btl_rwv_test_fault_t fault)
-{
-    static bool committed;
-
-    if (OPAL_LIKELY((int) fault != mca_btl_rwv_component.test_fault) || committed) {
-        return false;
-    }
-    committed = true;
-    return true;
 }
 
 /* ------------------------------------------------------------ init */

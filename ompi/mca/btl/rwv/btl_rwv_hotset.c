@@ -38,6 +38,7 @@
 #include "opal/util/output.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_test_fault.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_hotset.h"
@@ -237,7 +238,7 @@ static bool rwv_hot_send_ring (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_slots
     if (NULL == frag) {
         return false;
     }
-    if (OPAL_UNLIKELY(mca_btl_rwv_test_fault_now (MCA_BTL_RWV_TEST_FAULT_RING_SIZE))) {
+    if (MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_RING_SIZE, true)) {
         msg.slot_size = 1u << 30;
     }
     /* the peer's last messages there are long consumed, but another

@@ -19,6 +19,7 @@
 #include "opal/sys/atomic.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_test_fault.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_send.h"
@@ -86,13 +87,11 @@ static mca_btl_rwv_eager_hdr_t mca_btl_rwv_header (const mca_btl_rwv_conn_t *con
         hdr.replay_attempt = replay->replay_attempt;
         hdr.replay_seq = (uint32_t) replay->replay_seq;
     }
-    if (OPAL_UNLIKELY(MCA_BTL_RWV_TEST_FAULT_NONE != mca_btl_rwv_component.test_fault) && conn->peer.send_seq >= 10) {
-        if (mca_btl_rwv_test_fault_now (MCA_BTL_RWV_TEST_FAULT_RING_LEN)) {
-            hdr.len = 0xfffffff0u;
-        } else if (mca_btl_rwv_test_fault_now (MCA_BTL_RWV_TEST_FAULT_REPLAY)) {
-            hdr.flags |= MCA_BTL_RWV_HDR_FLAG_REPLAY;
-            hdr.replay_attempt = 0xdeadbeefu;
-        }
+    if (MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_RING_LEN, conn->peer.send_seq >= 10)) {
+        hdr.len = 0xfffffff0u;
+    } else if (MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_REPLAY, conn->peer.send_seq >= 10)) {
+        hdr.flags |= MCA_BTL_RWV_HDR_FLAG_REPLAY;
+        hdr.replay_attempt = 0xdeadbeefu;
     }
     return hdr;
 }
@@ -206,9 +205,9 @@ static int mca_btl_rwv_write_fetch (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t
     size_t total;
     int rc;
 
-    if (OPAL_UNLIKELY(mca_btl_rwv_test_fault_now (MCA_BTL_RWV_TEST_FAULT_FETCH_LEN))) {
+    if (MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_FETCH_LEN, true)) {
         fetch.len = 0xfffffff0u;
-    } else if (OPAL_UNLIKELY(mca_btl_rwv_test_fault_now (MCA_BTL_RWV_TEST_FAULT_FETCH_ADDR))) {
+    } else if (MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_FETCH_ADDR, true)) {
         fetch.raddr += 1ull << 30;
     }
     memcpy (buf, &fetch, sizeof (fetch));
