@@ -56,43 +56,11 @@ static struct {
 
 /* ------------------------------------------------------------ parameters */
 
-void mca_btl_rwv_hotset_register (void)
-{
-    mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
-
-    mca_btl_rwv_register_int ("hot_peers",
-        "Peers per rail whose eager messages land in a large receive ring (btl_rwv_eager_slots x "
-        "btl_rwv_eager_slot_size, about 1 MiB): the ones that send to this process most, chosen as the "
-        "job runs. Every other peer writes into a small ring (btl_rwv_cold_slots x "
-        "btl_rwv_cold_slot_size), and its messages too big for it are read from the sender. "
-        "Eager memory per rail is then peers x cold ring + hot_peers x large ring. "
-        "-1: every peer gets a large ring (memory grows by 1 MiB per peer and rail)", 8, &c->hot_peers);
-    mca_btl_rwv_register_int ("promote_after",
-        "Messages a cold peer sends before it joins the hot set (a free large ring, or one the hot "
-        "peer silent longest gives up)", 16, &c->promote_after);
-    mca_btl_rwv_register_int ("cold_slots",
-        "Slots in a cold peer's receive ring (2 to 64): how many of its small messages may be in "
-        "flight before it waits for credits", 3, &c->cold_slots);
-    mca_btl_rwv_register_int ("cold_slot_size",
-        "Bytes per slot of a cold peer's receive ring, a multiple of 8 from 128 to "
-        "btl_rwv_eager_slot_size: messages up to this size - 32 bytes are written into it, larger "
-        "ones read by the receiver from the sender's buffer. The default carries a 1 KiB message with ob1's "
-        "header", 1088, &c->cold_slot_size);
-}
-
 bool mca_btl_rwv_hotset_params_valid (void)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
     char value[32];
 
-    snprintf (value, sizeof (value), "%d", c->hot_peers);
-    if (c->hot_peers < -1 || c->hot_peers > 65535) {
-        return mca_btl_rwv_invalid ("btl_rwv_hot_peers", value, "use -1 (no limit) or 0 to 65535 peers per rail");
-    }
-    snprintf (value, sizeof (value), "%d", c->promote_after);
-    if (c->promote_after < 1) {
-        return mca_btl_rwv_invalid ("btl_rwv_promote_after", value, "use at least 1 message");
-    }
     /* a small ring left at its defaults is never larger than a large one */
     if (mca_btl_rwv_param_is_default ("cold_slots") && c->cold_slots > c->eager_slots) {
         c->cold_slots = c->eager_slots;
@@ -101,11 +69,11 @@ bool mca_btl_rwv_hotset_params_valid (void)
         c->cold_slot_size = c->eager_slot_size;
     }
     snprintf (value, sizeof (value), "%d", c->cold_slots);
-    if (c->cold_slots < 2 || c->cold_slots > 64 || c->cold_slots > c->eager_slots) {
+    if (c->cold_slots > c->eager_slots) {
         return mca_btl_rwv_invalid ("btl_rwv_cold_slots", value, "use 2 to 64 slots, at most btl_rwv_eager_slots");
     }
     snprintf (value, sizeof (value), "%d", c->cold_slot_size);
-    if (c->cold_slot_size < 128 || c->cold_slot_size > c->eager_slot_size || c->cold_slot_size % 8) {
+    if (c->cold_slot_size > c->eager_slot_size) {
         return mca_btl_rwv_invalid ("btl_rwv_cold_slot_size", value,
                                     "use a multiple of 8 from 128 to btl_rwv_eager_slot_size");
     }

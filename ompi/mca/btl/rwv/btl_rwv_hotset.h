@@ -29,7 +29,8 @@ typedef struct mca_btl_rwv_hotset_stats_t {
     unsigned connections;
 } mca_btl_rwv_hotset_stats_t;
 
-void mca_btl_rwv_hotset_register (void);
+/* What the parameter table cannot check (btl_rwv_params.c): a cold ring
+ * against the large one; defaults follow a smaller large ring. */
 bool mca_btl_rwv_hotset_params_valid (void);
 void mca_btl_rwv_hotset_fini (void);
 /* A connection's own ring: its geometry, and whether it takes part in

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
- * btl/rwv's MCA parameters: registered with a description a user can act
- * on (ompi_info --param btl rwv --level 9), then checked as a whole at
- * init, the first bad value named with what to use instead.
+ * btl/rwv's MCA parameters, from one table (name, type, default, range or
+ * choices, level, description): registered with a description a user can
+ * act on (ompi_info --param btl rwv --level 9), then checked at init, each
+ * against its range, then those that depend on each other; the first bad
+ * value is named with what to use instead.
  */
 #include "opal_config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,34 +23,192 @@
 #include "btl_rwv_params.h"
 #include "btl_rwv_pvars.h"
 
-static char *rwv_eager_mode_string;
-static char *rwv_eager_rail_string;
-static char *rwv_backend_string;
-static char *rwv_single_copy_string;
-static char *rwv_put_completion_string;
+/* One btl_rwv_ parameter: how it is registered and which values it takes.
+ * The range an INT takes is checked at init and shown in its description
+ * (ompi_info); a STRING with choices must name one of them. */
+typedef struct rwv_param_t {
+    const char *name;
+    mca_base_var_type_t type; /* INT, BOOL or STRING */
+    int level;                /* OPAL_INFO_LVL_* */
+    void *storage;            /* int *, bool * or char ** */
+    int value;                /* INT, BOOL: the default */
+    const char *text;         /* STRING: the default */
+    int min, max, step;       /* INT: valid values (step: a multiple of it) */
+    const char *const *choices; /* STRING: the values it may name; the index goes to *choice */
+    int *choice;
+    const char *use;          /* the message for a value out of range or not among the choices */
+    const char *desc;
+} rwv_param_t;
 
-static void rwv_register_string (const char *name, const char *desc, const char *value, char **storage)
+#define RWV_INT(n, def, lo, hi, st, u, d)                                                                            \
+    {.name = #n, .type = MCA_BASE_VAR_TYPE_INT, .level = OPAL_INFO_LVL_4, .storage = &mca_btl_rwv_component.n,     \
+     .value = (def), .min = (lo), .max = (hi), .step = (st), .use = (u), .desc = (d)}
+#define RWV_BOOL(n, def, lvl, d)                                                                                     \
+    {.name = #n, .type = MCA_BASE_VAR_TYPE_BOOL, .level = (lvl), .storage = &mca_btl_rwv_component.n,             \
+     .value = (def), .desc = (d)}
+#define RWV_STRING(n, def, store, d)                                                                                 \
+    {.name = #n, .type = MCA_BASE_VAR_TYPE_STRING, .level = OPAL_INFO_LVL_3, .storage = (store), .text = (def),   \
+     .desc = (d)}
+#define RWV_CHOICE(n, def, store, names, u, d)                                                                       \
+    {.name = #n, .type = MCA_BASE_VAR_TYPE_STRING, .level = OPAL_INFO_LVL_3, .storage = (store), .text = (def),   \
+     .choices = (names), .choice = &mca_btl_rwv_component.n, .use = (u), .desc = (d)}
+
+static char *rwv_eager_mode_string, *rwv_eager_rail_string, *rwv_backend_string, *rwv_single_copy_string,
+    *rwv_put_completion_string;
+
+/* in the order of their enums in btl_rwv.h */
+static const char *const rwv_eager_modes[] = {"auto", "poll", "cq", NULL};
+static const char *const rwv_eager_rails[] = {"first", "round_robin", NULL};
+static const char *const rwv_backends[] = {"auto", "ofi", "verbs", NULL};
+static const char *const rwv_single_copies[] = {"none", "cma", NULL};
+static const char *const rwv_put_completions[] = {"ordered", "delivered", NULL};
+
+static const rwv_param_t rwv_params[] = {
+    RWV_STRING(provider_include, "", &mca_btl_rwv_component.provider_include,
+      "Comma-separated libfabric providers to use for rails (default: every provider "
+      "offering RMA on connected endpoints; with btl_rwv_backend auto in a build with native "
+      "verbs, tcp only, the native rails serving RDMA ports). Mutually exclusive with "
+      "btl_rwv_provider_exclude"),
+    RWV_STRING(provider_exclude, "sockets", &mca_btl_rwv_component.provider_exclude,
+      "Comma-separated libfabric providers never to use (sockets hangs with libfabric 1.17)"),
+    RWV_STRING(if_include, "", &mca_btl_rwv_component.if_include,
+      "Comma-separated interface names or IPv4 CIDR networks to use as rails, as for "
+      "btl_tcp_if_include (default: all). Mutually exclusive with btl_rwv_if_exclude"),
+    RWV_STRING(if_exclude, "", &mca_btl_rwv_component.if_exclude,
+      "Comma-separated interface names or IPv4 CIDR networks never to use as rails. The "
+      "loopback interface is only ever used between processes on one node"),
+    RWV_INT(eager_slots, 16, 2, 65536, 1, "use 2 to 65536 slots",
+      "Slots in a large receive ring: a hot peer's (btl_rwv_hot_peers) and a peer's on this node "
+      "(at least 2; slots x btl_rwv_eager_slot_size at most 64 MiB). Also the most messages such a "
+      "peer has in flight before its sends queue"),
+    RWV_INT(eager_slot_size, MCA_BTL_RWV_DEFAULT_SLOT_SIZE, 256, 1 << 20, 8, "use a multiple of 8 from 256 to 1048576",
+      "Bytes per slot of a large receive ring, a multiple of 8 from 256 to 1048576. A message of up to "
+      "slot size - 32 bytes travels eagerly; a large ring is eager_slots * eager_slot_size bytes "
+      "(+ 64 for a peer on this node). The default carries ob1's 64 KiB eager fragments, as btl/tcp "
+      "does (about 1 MiB per large ring with 16 slots); btl_rwv_eager_limit follows it unless set"),
+    RWV_INT(hot_peers, 8, -1, 65535, 1, "use -1 (no limit) or 0 to 65535 peers per rail",
+      "Peers per rail whose eager messages land in a large receive ring (btl_rwv_eager_slots x "
+      "btl_rwv_eager_slot_size, about 1 MiB): the ones that send to this process most, chosen as the "
+      "job runs. Every other peer writes into a small ring (btl_rwv_cold_slots x "
+      "btl_rwv_cold_slot_size), and its messages too big for it are read from the sender. "
+      "Eager memory per rail is then peers x cold ring + hot_peers x large ring. "
+      "-1: every peer gets a large ring (memory grows by 1 MiB per peer and rail)"),
+    RWV_INT(promote_after, 16, 1, INT_MAX, 1, "use at least 1 message",
+      "Messages a cold peer sends before it joins the hot set (a free large ring, or one the hot "
+      "peer silent longest gives up)"),
+    RWV_INT(cold_slots, 3, 2, 64, 1, "use 2 to 64 slots, at most btl_rwv_eager_slots",
+      "Slots in a cold peer's receive ring (2 to 64): how many of its small messages may be in "
+      "flight before it waits for credits"),
+    RWV_INT(cold_slot_size, 1088, 128, 1 << 20, 8, "use a multiple of 8 from 128 to btl_rwv_eager_slot_size",
+      "Bytes per slot of a cold peer's receive ring, a multiple of 8 from 128 to "
+      "btl_rwv_eager_slot_size: messages up to this size - 32 bytes are written into it, larger "
+      "ones read by the receiver from the sender's buffer. The default carries a 1 KiB message with ob1's "
+      "header"),
+    RWV_CHOICE(eager_mode, "auto", &rwv_eager_mode_string, rwv_eager_modes, "use auto, poll or cq",
+      "How a receiver sees an eager message arrive in a large ring (a cold peer's small ring "
+      "always uses cq): poll (watch the sequence word at the "
+      "end of the next slot; needs in-order data placement), cq (the write carries "
+      "immediate data and the receiver waits for its completion event; correct without "
+      "in-order placement) or auto (poll where the provider places data in order, else cq)"),
+    RWV_INT(connect_timeout, 30, 1, INT_MAX, 1, "use a positive number of seconds",
+      "Seconds a connection may wait for its peer to answer at the transport level before the "
+      "peer is reported unreachable (its host down or cut off, its process gone or stopped). "
+      "With btl_rwv_connection_thread a live peer answers at once even while it computes"),
+    RWV_BOOL(connection_thread, true, OPAL_INFO_LVL_5,
+      "Answer connection requests in a thread of rwv's own, which sleeps until one comes: a peer "
+      "busy computing, without calling MPI, still answers within milliseconds, so "
+      "btl_rwv_connect_timeout judges only whether a host and process answer. Data still waits "
+      "for the application's MPI calls. 0: connection events are read only when the application "
+      "calls MPI (a peer that computes longer than btl_rwv_connect_timeout at first contact then "
+      "fails the job)"),
+    RWV_INT(rail_down_timeout, 120, 0, INT_MAX, 1, "use 0 or a positive number of seconds",
+      "Seconds a rail's link may stay down before rwv gives it up. Peers with another rail move "
+      "to it at once; a peer whose only rail it is keeps its connection meanwhile (TCP, or the "
+      "HCA's retries, hold what was sent), so a link that flaps or a switch that reboots within "
+      "this time costs nothing. 0: give the rail up at once"),
+    RWV_STRING(rail_bandwidth, "", &mca_btl_rwv_component.rail_bandwidth,
+      "Bandwidth of each network rail in Mbit/s, comma separated, in the order btl_base_verbose 100 "
+      "lists the rails (e.g. 25000,12500); the loopback rail, used only within a node, takes no "
+      "value. Puts, gets and split eager messages are shared "
+      "among a peer's rails in proportion. Default (empty): measured per peer as the job runs, "
+      "from the time each piece of 64 KiB or more takes to be delivered; all rails start equal"),
+    RWV_INT(stripe_min_size, 65536, 4096, INT_MAX, 1, "use at least 4096 bytes",
+      "Smallest piece, in bytes, of a put or get split across rails: a transfer is split over "
+      "as many rails as keeps every piece at least this big (pieces in proportion to bandwidth), "
+      "those that will be free soonest; one under twice this goes whole to the rail free "
+      "soonest"),
+    RWV_INT(stripe_eager_threshold, 16384, 4096, INT_MAX, 1,
+            "use at least 4096 bytes (a value above btl_rwv_eager_limit turns splitting off)",
+      "Eager messages of at least this many bytes to a peer with several ready rails are "
+      "split across them and reassembled before delivery (ob1 sends a message up to the eager "
+      "limit as one fragment). Set it above btl_rwv_eager_limit to never split"),
+    RWV_CHOICE(eager_rail, "round_robin", &rwv_eager_rail_string, rwv_eager_rails, "use first or round_robin",
+      "Which rail carries each unsplit eager message to a multi-rail peer: round_robin (every "
+      "ready rail in turn: a stream of small messages uses every rail, as btl/tcp's modules do) "
+      "or first (the first live rail: NUMA-near rails come first, then the order of discovery)"),
+    RWV_BOOL(one_sided, true, OPAL_INFO_LVL_4,
+      "Offer rwv to osc/rdma first, so that MPI one-sided (windows, put, get, accumulate, atomics) "
+      "uses rwv's put, get, flush and atomics: rwv is put at the head of osc_rdma_btls unless "
+      "that parameter was set. Without it osc/rdma picks btl/vader wherever vader reaches every "
+      "process of a window, and vader's emulated compare-and-swap crashes in Open MPI 4.1.4. "
+      "Under Open MPI 5.0 it also tells osc/rdma that rwv's puts complete remotely "
+      "(MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION, in the sense of btl_rwv_put_completion), without which "
+      "that osc/rdma emulates put, get and atomics with active messages over rwv's eager ring. "
+      "Whatever this says, under Open MPI 4.1.0-4.1.4 and 5.0 rwv also sets osc_rdma_network_max_amo "
+      "to 0 unless it was set: those osc/rdma compute some accumulates wrongly on their network-atomic "
+      "path"),
+    RWV_CHOICE(backend, "auto", &rwv_backend_string, rwv_backends, "use auto, ofi or verbs",
+      "Rail backend: verbs (libibverbs + librdmacm on every active RDMA port with an IPv4 address; "
+      "disqualifies with the reason when there is none), ofi (libfabric providers, see "
+      "btl_rwv_provider_include) or auto (a verbs rail for each usable RDMA port, libfabric rails "
+      "for the other addresses; striping and failover span both). btl_rwv_if_include/exclude "
+      "apply to both. btl_rwv_backends_built says what this build has"),
+    RWV_CHOICE(single_copy, "cma", &rwv_single_copy_string, rwv_single_copies, "use cma or none",
+      "How a process on this node is reached: cma (eager messages are stores into a receive ring "
+      "shared with it, puts and gets one kernel copy with process_vm_readv/writev; needs the right "
+      "to ptrace the peer: same user and user namespace, and Yama's kernel.yama.ptrace_scope 0; "
+      "where the kernel refuses, rwv says so at btl_base_verbose 20 and uses the loopback rail) or "
+      "none (everything over the loopback rail)"),
+    RWV_CHOICE(put_completion, "ordered", &rwv_put_completion_string, rwv_put_completions, "use ordered or delivered",
+      "When a put is reported complete: ordered (when the transport is done with the source; whatever "
+      "this process sends the same peer afterwards arrives after the data, and btl_flush completes "
+      "every earlier put at the target, as osc/rdma relies on; puts to multi-rail and same-node peers "
+      "are delivered anyway) or delivered (only once the data is at the target: one more "
+      "acknowledgement per put, which doubles coll/rdmabar's barrier time between nodes)"),
+    RWV_STRING(rcache, "regcache", &mca_btl_rwv_component.rcache_name,
+      "Registration cache for RDMA buffers: regcache (this project) or grdma (Open MPI's)"),
+};
+
+/* The description ompi_info shows: the table's, with an INT's range. */
+static void rwv_describe (const rwv_param_t *p, char *out, size_t size)
 {
-    *storage = (char *) value;
-    (void) mca_base_component_var_register (&mca_btl_rwv_component.super.btl_version, name, desc,
-                                            MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3,
-                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
+    if (MCA_BASE_VAR_TYPE_INT != p->type) {
+        snprintf (out, size, "%s", p->desc);
+    } else if (INT_MAX == p->max) {
+        snprintf (out, size, "%s. Valid: %d or more", p->desc, p->min);
+    } else {
+        snprintf (out, size, "%s. Valid: %d to %d", p->desc, p->min, p->max);
+    }
+    if (p->step > 1) {
+        size_t len = strlen (out);
+        snprintf (out + len, size - len, ", a multiple of %d", p->step);
+    }
 }
 
-void mca_btl_rwv_register_int (const char *name, const char *desc, int value, int *storage)
+static void rwv_register (const rwv_param_t *p)
 {
-    *storage = value;
-    (void) mca_base_component_var_register (&mca_btl_rwv_component.super.btl_version, name, desc,
-                                            MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4,
-                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
-}
+    char desc[2048];
 
-static void rwv_register_bool (const char *name, const char *desc, bool value, int level, bool *storage)
-{
-    *storage = value;
-    (void) mca_base_component_var_register (&mca_btl_rwv_component.super.btl_version, name, desc,
-                                            MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, level,
-                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
+    if (MCA_BASE_VAR_TYPE_STRING == p->type) {
+        *(char **) p->storage = (char *) p->text;
+    } else if (MCA_BASE_VAR_TYPE_BOOL == p->type) {
+        *(bool *) p->storage = 0 != p->value;
+    } else {
+        *(int *) p->storage = p->value;
+    }
+    rwv_describe (p, desc, sizeof (desc));
+    (void) mca_base_component_var_register (&mca_btl_rwv_component.super.btl_version, p->name, desc, p->type, NULL,
+                                            0, 0, p->level, MCA_BASE_VAR_SCOPE_READONLY, p->storage);
 }
 
 int mca_btl_rwv_params_register (void)
@@ -55,121 +216,16 @@ int mca_btl_rwv_params_register (void)
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
     mca_btl_base_module_t *template = &mca_btl_rwv_module_template.super;
 
-    rwv_register_string ("provider_include",
-        "Comma-separated libfabric providers to use for rails (default: every provider "
-        "offering RMA on connected endpoints; with btl_rwv_backend auto in a build with native "
-        "verbs, tcp only, the native rails serving RDMA ports). Mutually exclusive with "
-        "btl_rwv_provider_exclude", "", &c->provider_include);
-    rwv_register_string ("provider_exclude",
-        "Comma-separated libfabric providers never to use (sockets hangs with libfabric 1.17)",
-        "sockets", &c->provider_exclude);
-    rwv_register_string ("if_include",
-        "Comma-separated interface names or IPv4 CIDR networks to use as rails, as for "
-        "btl_tcp_if_include (default: all). Mutually exclusive with btl_rwv_if_exclude", "", &c->if_include);
-    rwv_register_string ("if_exclude",
-        "Comma-separated interface names or IPv4 CIDR networks never to use as rails. The "
-        "loopback interface is only ever used between processes on one node", "", &c->if_exclude);
-    mca_btl_rwv_register_int ("eager_slots",
-        "Slots in a large receive ring: a hot peer's (btl_rwv_hot_peers) and a peer's on this node "
-        "(at least 2; slots x btl_rwv_eager_slot_size at most 64 MiB). Also the most messages such a "
-        "peer has in flight before its sends queue", 16, &c->eager_slots);
-    mca_btl_rwv_register_int ("eager_slot_size",
-        "Bytes per slot of a large receive ring, a multiple of 8 from 256 to 1048576. A message of up to "
-        "slot size - 32 bytes travels eagerly; a large ring is eager_slots * eager_slot_size bytes "
-        "(+ 64 for a peer on this node). The default carries ob1's 64 KiB eager fragments, as btl/tcp "
-        "does (about 1 MiB per large ring with 16 slots); btl_rwv_eager_limit follows it unless set",
-        MCA_BTL_RWV_DEFAULT_SLOT_SIZE, &c->eager_slot_size);
-    rwv_register_string ("eager_mode",
-        "How a receiver sees an eager message arrive in a large ring (a cold peer's small ring "
-        "always uses cq): poll (watch the sequence word at the "
-        "end of the next slot; needs in-order data placement), cq (the write carries "
-        "immediate data and the receiver waits for its completion event; correct without "
-        "in-order placement) or auto (poll where the provider places data in order, else cq)",
-        "auto", &rwv_eager_mode_string);
-    mca_btl_rwv_register_int ("connect_timeout",
-        "Seconds a connection may wait for its peer to answer at the transport level before the "
-        "peer is reported unreachable (its host down or cut off, its process gone or stopped). "
-        "With btl_rwv_connection_thread a live peer answers at once even while it computes", 30,
-        &c->connect_timeout);
-    rwv_register_bool ("connection_thread",
-        "Answer connection requests in a thread of rwv's own, which sleeps until one comes: a peer "
-        "busy computing, without calling MPI, still answers within milliseconds, so "
-        "btl_rwv_connect_timeout judges only whether a host and process answer. Data still waits "
-        "for the application's MPI calls. 0: connection events are read only when the application "
-        "calls MPI (a peer that computes longer than btl_rwv_connect_timeout at first contact then "
-        "fails the job)", true, OPAL_INFO_LVL_5, &c->connection_thread);
-    mca_btl_rwv_register_int ("rail_down_timeout",
-        "Seconds a rail's link may stay down before rwv gives it up. Peers with another rail move "
-        "to it at once; a peer whose only rail it is keeps its connection meanwhile (TCP, or the "
-        "HCA's retries, hold what was sent), so a link that flaps or a switch that reboots within "
-        "this time costs nothing. 0: give the rail up at once", 120, &c->rail_down_timeout);
-    rwv_register_string ("rail_bandwidth",
-        "Bandwidth of each network rail in Mbit/s, comma separated, in the order btl_base_verbose 100 "
-        "lists the rails (e.g. 25000,12500); the loopback rail, used only within a node, takes no "
-        "value. Puts, gets and split eager messages are shared "
-        "among a peer's rails in proportion. Default (empty): measured per peer as the job runs, "
-        "from the time each piece of 64 KiB or more takes to be delivered; all rails start equal",
-        "", &c->rail_bandwidth);
-    mca_btl_rwv_register_int ("stripe_min_size",
-        "Smallest piece, in bytes, of a put or get split across rails: a transfer is split over "
-        "as many rails as keeps every piece at least this big (pieces in proportion to bandwidth), "
-        "those that will be free soonest; one under twice this goes whole to the rail free "
-        "soonest", 65536, &c->stripe_min_size);
-    mca_btl_rwv_register_int ("stripe_eager_threshold",
-        "Eager messages of at least this many bytes to a peer with several ready rails are "
-        "split across them and reassembled before delivery (ob1 sends a message up to the eager "
-        "limit as one fragment). Set it above btl_rwv_eager_limit to never split", 16384,
-        &c->stripe_eager_threshold);
-    rwv_register_string ("eager_rail",
-        "Which rail carries each unsplit eager message to a multi-rail peer: round_robin (every "
-        "ready rail in turn: a stream of small messages uses every rail, as btl/tcp's modules do) "
-        "or first (the first live rail: NUMA-near rails come first, then the order of discovery)",
-        "round_robin", &rwv_eager_rail_string);
-    rwv_register_bool ("one_sided",
-        "Offer rwv to osc/rdma first, so that MPI one-sided (windows, put, get, accumulate, atomics) "
-        "uses rwv's put, get, flush and atomics: rwv is put at the head of osc_rdma_btls unless "
-        "that parameter was set. Without it osc/rdma picks btl/vader wherever vader reaches every "
-        "process of a window, and vader's emulated compare-and-swap crashes in Open MPI 4.1.4. "
-        "Under Open MPI 5.0 it also tells osc/rdma that rwv's puts complete remotely "
-        "(MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION, in the sense of btl_rwv_put_completion), without which "
-        "that osc/rdma emulates put, get and atomics with active messages over rwv's eager ring. "
-        "Whatever this says, under Open MPI 4.1.0-4.1.4 and 5.0 rwv also sets osc_rdma_network_max_amo "
-        "to 0 unless it was set: those osc/rdma compute some accumulates wrongly on their network-atomic "
-        "path", true, OPAL_INFO_LVL_4, &c->one_sided);
+    for (size_t i = 0 ; i < sizeof (rwv_params) / sizeof (rwv_params[0]) ; ++i) {
+        rwv_register (&rwv_params[i]);
+    }
     if (c->one_sided) {
         template->btl_flags |= RWV_COMPAT_BTL_FLAGS_REMOTE_COMPLETION;
     }
-    rwv_register_string ("backend",
-        "Rail backend: verbs (libibverbs + librdmacm on every active RDMA port with an IPv4 address; "
-        "disqualifies with the reason when there is none), ofi (libfabric providers, see "
-        "btl_rwv_provider_include) or auto (a verbs rail for each usable RDMA port, libfabric rails "
-        "for the other addresses; striping and failover span both). btl_rwv_if_include/exclude "
-        "apply to both. btl_rwv_backends_built says what this build has",
-        "auto", &rwv_backend_string);
-    rwv_register_string ("single_copy",
-        "How a process on this node is reached: cma (eager messages are stores into a receive ring "
-        "shared with it, puts and gets one kernel copy with process_vm_readv/writev; needs the right "
-        "to ptrace the peer: same user and user namespace, and Yama's kernel.yama.ptrace_scope 0; "
-        "where the kernel refuses, rwv says so at btl_base_verbose 20 and uses the loopback rail) or "
-        "none (everything over the loopback rail)",
-        "cma", &rwv_single_copy_string);
-    rwv_register_string ("put_completion",
-        "When a put is reported complete: ordered (when the transport is done with the source; whatever "
-        "this process sends the same peer afterwards arrives after the data, and btl_flush completes "
-        "every earlier put at the target, as osc/rdma relies on; puts to multi-rail and same-node peers "
-        "are delivered anyway) or delivered (only once the data is at the target: one more "
-        "acknowledgement per put, which doubles coll/rdmabar's barrier time between nodes)",
-        "ordered", &rwv_put_completion_string);
-    rwv_register_string ("rcache",
-        "Registration cache for RDMA buffers: regcache (this project) or grdma (Open MPI's)",
-        "regcache", &c->rcache_name);
-
     c->backends = RWV_BACKENDS;
     (void) mca_base_component_var_register (&c->super.btl_version, "backends_built",
         "Rail backends this build can use (read only)", MCA_BASE_VAR_TYPE_STRING, NULL, 0,
         MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT, &c->backends);
-
-    mca_btl_rwv_hotset_register ();
     mca_btl_rwv_pvars_register ();
 
     /* the standard BTL parameters: btl_rwv_eager_limit, _exclusivity, _put_limit, ... */
@@ -216,16 +272,32 @@ static void rwv_derive_eager_limits (void)
     }
 }
 
-/* A parameter naming one of `names': its index, else the message. */
-static bool rwv_choose (const char *param, const char *value, const char **names, const char *why, int *choice)
+/* One parameter's own range or choices; false after the message. */
+static bool rwv_param_valid (const rwv_param_t *p)
 {
-    for (int i = 0 ; names[i] ; ++i) {
-        if (0 == strcmp (value, names[i])) {
-            *choice = i;
-            return true;
+    char param[64], value[32];
+
+    snprintf (param, sizeof (param), "btl_rwv_%s", p->name);
+    if (NULL != p->choices) {
+        const char *text = *(char **) p->storage;
+
+        for (int i = 0 ; NULL != p->choices[i] ; ++i) {
+            if (0 == strcmp (text, p->choices[i])) {
+                *p->choice = i;
+                return true;
+            }
+        }
+        return mca_btl_rwv_invalid (param, text, p->use);
+    }
+    if (MCA_BASE_VAR_TYPE_INT == p->type) {
+        int v = *(int *) p->storage;
+
+        snprintf (value, sizeof (value), "%d", v);
+        if (v < p->min || v > p->max || v % p->step) {
+            return mca_btl_rwv_invalid (param, value, p->use);
         }
     }
-    return mca_btl_rwv_invalid (param, value, why);
+    return true;
 }
 
 /* Every connected peer gets a ring on every rail it uses: a size that
@@ -255,35 +327,16 @@ bool mca_btl_rwv_params_valid (void)
     mca_btl_base_module_t *template = &mca_btl_rwv_module_template.super;
     char value[64];
 
-    static const char *eager_modes[] = {"auto", "poll", "cq", NULL};   /* mca_btl_rwv_eager_mode_t */
-    static const char *eager_rails[] = {"first", "round_robin", NULL}; /* mca_btl_rwv_eager_rail_t */
-    static const char *backends[] = {"auto", "ofi", "verbs", NULL};   /* mca_btl_rwv_backend_t */
-    static const char *single_copies[] = {"none", "cma", NULL};        /* mca_btl_rwv_single_copy_t */
-    static const char *put_completions[] = {"ordered", "delivered", NULL}; /* mca_btl_rwv_put_completion_t */
-
-    if (!rwv_choose ("btl_rwv_eager_mode", rwv_eager_mode_string, eager_modes, "use auto, poll or cq",
-                     &c->eager_mode) ||
-        !rwv_choose ("btl_rwv_eager_rail", rwv_eager_rail_string, eager_rails, "use first or round_robin",
-                     &c->eager_rail) ||
-        !rwv_choose ("btl_rwv_backend", rwv_backend_string, backends, "use auto, ofi or verbs", &c->backend) ||
-        !rwv_choose ("btl_rwv_single_copy", rwv_single_copy_string, single_copies, "use cma or none",
-                     &c->single_copy) ||
-        !rwv_choose ("btl_rwv_put_completion", rwv_put_completion_string, put_completions,
-                     "use ordered or delivered", &c->put_completion)) {
-        return false;
+    for (size_t i = 0 ; i < sizeof (rwv_params) / sizeof (rwv_params[0]) ; ++i) {
+        if (!rwv_param_valid (&rwv_params[i])) {
+            return false;
+        }
     }
+    /* what one parameter's range cannot say */
     if (MCA_BTL_RWV_BACKEND_VERBS == c->backend && !RWV_HAVE_VERBS) {
         return mca_btl_rwv_invalid ("btl_rwv_backend", rwv_backend_string,
-                            "this build has no verbs rail (btl_rwv_backends_built): configure found no "
-                            "libibverbs-dev and librdmacm-dev");
-    }
-    snprintf (value, sizeof (value), "%d", c->eager_slots);
-    if (c->eager_slots < 2 || c->eager_slots > 65536) {
-        return mca_btl_rwv_invalid ("btl_rwv_eager_slots", value, "use 2 to 65536 slots");
-    }
-    snprintf (value, sizeof (value), "%d", c->eager_slot_size);
-    if (c->eager_slot_size < 256 || c->eager_slot_size > (1 << 20) || c->eager_slot_size % 8) {
-        return mca_btl_rwv_invalid ("btl_rwv_eager_slot_size", value, "use a multiple of 8 from 256 to 1048576");
+                                    "this build has no verbs rail (btl_rwv_backends_built): configure found no "
+                                    "libibverbs-dev and librdmacm-dev");
     }
     if (!rwv_ring_size_valid () || !mca_btl_rwv_hotset_params_valid ()) {
         return false;
@@ -297,29 +350,13 @@ bool mca_btl_rwv_params_valid (void)
                   "btl_rwv_eager_slot_size - 32 = %zu bytes", mca_btl_rwv_max_payload ());
         return mca_btl_rwv_invalid ("btl_rwv_eager_limit", value, why);
     }
-    snprintf (value, sizeof (value), "%d", c->stripe_min_size);
-    if (c->stripe_min_size < 4096) {
-        return mca_btl_rwv_invalid ("btl_rwv_stripe_min_size", value, "use at least 4096 bytes");
-    }
-    snprintf (value, sizeof (value), "%d", c->stripe_eager_threshold);
-    if (c->stripe_eager_threshold < 4096) {
-        return mca_btl_rwv_invalid ("btl_rwv_stripe_eager_threshold", value,
-                            "use at least 4096 bytes (a value above btl_rwv_eager_limit turns splitting off)");
-    }
-    snprintf (value, sizeof (value), "%d", c->connect_timeout);
-    if (c->connect_timeout <= 0) {
-        return mca_btl_rwv_invalid ("btl_rwv_connect_timeout", value, "use a positive number of seconds");
-    }
-    snprintf (value, sizeof (value), "%d", c->rail_down_timeout);
-    if (c->rail_down_timeout < 0) {
-        return mca_btl_rwv_invalid ("btl_rwv_rail_down_timeout", value, "use 0 or a positive number of seconds");
-    }
     if (*c->provider_include && 0 != strcmp (c->provider_exclude, "sockets") && *c->provider_exclude) {
         return mca_btl_rwv_invalid ("btl_rwv_provider_include", c->provider_include,
-                            "set btl_rwv_provider_include or btl_rwv_provider_exclude, not both");
+                                    "set btl_rwv_provider_include or btl_rwv_provider_exclude, not both");
     }
     if (*c->if_include && *c->if_exclude) {
-        return mca_btl_rwv_invalid ("btl_rwv_if_include", c->if_include, "set btl_rwv_if_include or btl_rwv_if_exclude, not both");
+        return mca_btl_rwv_invalid ("btl_rwv_if_include", c->if_include,
+                                    "set btl_rwv_if_include or btl_rwv_if_exclude, not both");
     }
     if (template->btl_rndv_eager_limit > template->btl_eager_limit) {
         template->btl_rndv_eager_limit = template->btl_eager_limit;

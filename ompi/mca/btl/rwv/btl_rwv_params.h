@@ -9,7 +9,6 @@
 int mca_btl_rwv_params_register (void);
 /* Check every parameter; say what is wrong with the first bad one. */
 bool mca_btl_rwv_params_valid (void);
-void mca_btl_rwv_register_int (const char *name, const char *desc, int value, int *storage);
 /* Was btl_rwv_NAME left at its default (not set by the user)? */
 bool mca_btl_rwv_param_is_default (const char *name);
 /* Say a parameter's value is wrong and why (show_help); returns false. */
