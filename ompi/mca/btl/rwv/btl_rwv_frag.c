@@ -21,6 +21,8 @@ OBJ_CLASS_INSTANCE(mca_btl_rwv_frag_t, mca_btl_base_descriptor_t, mca_btl_rwv_fr
 OBJ_CLASS_INSTANCE(mca_btl_rwv_rdma_op_t, opal_free_list_item_t, NULL, NULL);
 OBJ_CLASS_INSTANCE(mca_btl_rwv_piece_t, opal_free_list_item_t, NULL, NULL);
 
+static bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status);
+
 static void mca_btl_rwv_frag_write_complete (mca_btl_rwv_op_t *op, int status)
 {
     mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) ((char *) op - offsetof (mca_btl_rwv_frag_t, op));
@@ -98,12 +100,12 @@ void mca_btl_rwv_frag_drop (mca_btl_rwv_frag_t *frag, bool *hold)
     mca_btl_rwv_frag_let_go (frag, hold, false);
 }
 
-void mca_btl_rwv_frag_pml_free (mca_btl_rwv_frag_t *frag)
+static void mca_btl_rwv_frag_pml_free (mca_btl_rwv_frag_t *frag)
 {
     mca_btl_rwv_frag_let_go (frag, &frag->pml_freed, true);
 }
 
-void mca_btl_rwv_frag_release (mca_btl_rwv_frag_t *frag)
+static void mca_btl_rwv_frag_release (mca_btl_rwv_frag_t *frag)
 {
     bool unheld;
 
@@ -126,7 +128,7 @@ static void mca_btl_rwv_frag_piece_done (mca_btl_rwv_frag_t *whole, int status)
 }
 
 /* Tell the PML (once); true if the frag is the PML's own to free. */
-bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status)
+static bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status)
 {
     /* a PML-owned descriptor may be freed inside the callback: read the flags first */
     bool pml_owned = !(frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);

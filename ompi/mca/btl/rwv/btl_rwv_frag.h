@@ -122,14 +122,8 @@ mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t *btl,
 /* The send finished (status) or failed: tell the PML (once) if it asked,
  * recycle when nobody holds it any more. */
 void mca_btl_rwv_frag_complete (mca_btl_rwv_frag_t *frag, int status);
-/* Tell the PML the outcome (once); true if the frag is the PML's to free. */
-bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status);
-/* Recycle if the transport, the replay window and the PML are all done with it. */
-void mca_btl_rwv_frag_release (mca_btl_rwv_frag_t *frag);
 /* One of them lets go (*hold is its flag in the frag): recycle if it was the last. */
 void mca_btl_rwv_frag_drop (mca_btl_rwv_frag_t *frag, bool *hold);
-/* The PML gives a descriptor back (btl_free). */
-void mca_btl_rwv_frag_pml_free (mca_btl_rwv_frag_t *frag);
 
 END_C_DECLS
 

@@ -147,7 +147,8 @@ static inline uint64_t mca_btl_rwv_rail_raddr (const mca_btl_rwv_rail_t *rail, u
     return rail->virt_addr ? vaddr : vaddr - base;
 }
 
-/* The libfabric backend: one rail per usable FI_EP_MSG domain address.
+/* btl_rwv_rail_ofi_discover.c, the libfabric backend: one rail per usable
+ * FI_EP_MSG domain address.
  * thread_safe: other threads may call in (MPI_THREAD_MULTIPLE). */
 /* Backends add their rails after the `*num_rails' already found, skipping
  * the addresses those hold. */
@@ -158,13 +159,16 @@ bool mca_btl_rwv_if_entry_matches (const char *entry, const char *ifname, const 
 bool mca_btl_rwv_if_listed (char **list, const char *ifname, const struct sockaddr_in *addr);
 /* btl_rwv_rail.c: the integer in a sysfs file, FALLBACK if none */
 int mca_btl_rwv_sysfs_int (const char *path, int fallback);
-/* btl_rwv_rail_verbs.c: OPAL_ERR_NOT_AVAILABLE once it has told the user
+/* btl_rwv_rail_verbs_discover.c: OPAL_ERR_NOT_AVAILABLE once it has told the user
  * why no verbs rail could be made; `required' (btl_rwv_backend verbs)
  * also tells of a machine without RDMA devices */
 int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool required);
 
-/* Calls from a backend into the connection manager (btl_rwv_endpoint.c,
- * btl_rwv_handshake.c), from progress or the connection thread.
+/* Calls from a backend into the connection manager, from progress or the
+ * connection thread: request and established in btl_rwv_handshake.c,
+ * failed, refused and closed in btl_rwv_endpoint.c.  They are declared
+ * here, with the rest of what a backend calls, so that a backend includes
+ * this header alone.
  * A request names the IPv4 address it came from (network byte order; 0
  * if the backend cannot tell, and then it is refused). */
 void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data,

@@ -92,7 +92,7 @@ static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
     return rc;
 }
 
-void mca_btl_rwv_request_release (mca_btl_rwv_rdma_op_t *request)
+static void mca_btl_rwv_request_release (mca_btl_rwv_rdma_op_t *request)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
 
@@ -181,7 +181,7 @@ static void mca_btl_rwv_piece_start (mca_btl_rwv_piece_t *piece)
     }
 }
 
-int mca_btl_rwv_rdma_start (mca_btl_rwv_rdma_op_t *request, size_t size,
+static int mca_btl_rwv_rdma_start (mca_btl_rwv_rdma_op_t *request, size_t size,
                               mca_btl_rwv_conn_t **conns, int n)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;

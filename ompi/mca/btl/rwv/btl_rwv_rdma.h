@@ -15,12 +15,8 @@ BEGIN_C_DECLS
  * the peer.  Anything else is the peer's, named by its registration. */
 bool mca_btl_rwv_target_is_local (const mca_btl_rwv_endpoint_t *endpoint,
                                  const mca_btl_base_registration_handle_t *remote_handle);
-/* post REQUEST's SIZE bytes in pieces over the N ready CONNS */
-int mca_btl_rwv_rdma_start (mca_btl_rwv_rdma_op_t *request, size_t size,
-                            mca_btl_rwv_conn_t **conns, int n);
 /* post the waiting pieces where a rail is ready (progress) */
 void mca_btl_rwv_rdma_retry (void);
-void mca_btl_rwv_request_release (mca_btl_rwv_rdma_op_t *request);
 void mca_btl_rwv_conn_confirm_puts (mca_btl_rwv_conn_t *conn, uint64_t mark);
 void mca_btl_rwv_conn_repost_puts (mca_btl_rwv_conn_t *conn);
 
