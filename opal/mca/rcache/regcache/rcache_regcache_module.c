@@ -126,10 +126,16 @@ static mca_rcache_base_registration_t *regcache_lookup (mca_rcache_regcache_modu
 typedef int (*regcache_visit_fn_t) (mca_rcache_base_registration_t *reg, void *ctx);
 
 /* Visit the entries overlapping [base, bound] in address order until `visit'
- * returns non-zero.  opal_interval_tree_traverse() would visit every node
- * of the tree, on every miss and in every memory hook; because no two of
- * our entries overlap, the tree's order by base address alone limits the
- * walk to O(log n + matches).  The visitor must not change the tree. */
+ * returns non-zero.  The walk reads the tree's nodes itself instead of
+ * calling opal_interval_tree_traverse(), whose in-order walk descends both
+ * subtrees of every node whatever the range: the whole tree, on every miss
+ * and in every memory hook.  Because no two
+ * of our entries overlap, the order by base address alone limits this walk
+ * to O(log n + matches).  It reads only what the installed header declares
+ * (a node's low, high, left, right and data; the tree's root and nill
+ * sentinels), the same in Open MPI 4.1, 5.0 and 6.0; traverse's reader
+ * token is not needed, since the cache's lock keeps writers out.  The
+ * visitor must not change the tree. */
 static int regcache_walk (const opal_interval_tree_t *tree, const opal_interval_tree_node_t *node,
                           uintptr_t base, uintptr_t bound, regcache_visit_fn_t visit, void *ctx)
 {
