@@ -181,7 +181,7 @@ try_packages () { # release suite other-release
         echo "not ok - $suite: ompi_info does not list the installed components"; echo "$out" | grep -iE 'rwv|rdmabar|regcache|error' | head -n 5
     fi
     RWV_EXPECT='found an invalid MCA parameter value' run_keeping_help "$r.help.log" in_root "$r" \
-        mpirun -np 2 --mca btl self,vader,rwv --mca btl_rwv_connect_timeout -1 /rwv-test/bin/test_pingpong_verify \
+        bash -lc 'mpirun -np 2 --mca btl self,vader,rwv --mca btl_rwv_connect_timeout -1 /rwv-test/bin/test_pingpong_verify' \
         > /dev/null
     if grep -q 'found an invalid MCA parameter value' "$r.help.log"; then
         echo "ok - $suite: btl/rwv's show_help texts are found where that Open MPI looks for its own"
