@@ -53,7 +53,9 @@
  * same values; test_onesided_verify's accumulate check).  btl_rwv_osc.c
  * then sets osc_rdma_network_max_amo to 0, unless the user set it, so
  * that every accumulate takes osc/rdma's get-op-put path, which is right.
- * Fetch-and-op and compare-and-swap keep rwv's atomics. */
+ * 6.0.0rc2 was not checked for these bugs apart, so the workaround stays
+ * on there too.  Fetch-and-op and compare-and-swap
+ * keep rwv's atomics. */
 #if (OMPI_MAJOR_VERSION == 4 && OMPI_RELEASE_VERSION < 5) || OMPI_MAJOR_VERSION >= 5
 #    define RWV_COMPAT_OSC_ACC_AMO_BROKEN 1
 #else

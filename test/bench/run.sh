@@ -71,10 +71,7 @@ section () { # title command...
 # The same build and the comparisons that differ between the series, on
 # the Open MPI of a Debian root; its data in data/SUITE.
 root_part () { # suite
-    local su=$1 root="$top/test/roots/root.sh --suite $1" inner_build=/work/_build/$1 rc env=()
-    # forky's openmpi-mca-params.conf keeps stock btl/tcp on loopback
-    # (btl_tcp_if_include=lo): restore Open MPI's default for tcp's rows
-    [ "$su" = forky ] && env=(OMPI_MCA_btl_tcp_if_include=)
+    local su=$1 root="$top/test/roots/root.sh --suite $1" inner_build=/work/_build/$1 rc
     $root make >&2
     rc=$?
     if [ "$rc" -ne 0 ]; then
@@ -86,7 +83,7 @@ root_part () { # suite
         echo "> Open MPI $(suite_label "$su"): the build failed (_build/$su-build.log); no tables for it."
         return
     fi
-    $root run env RWV_BUILD=$inner_build RWV_ROOT_LABEL="$(suite_label "$su")" "${env[@]}" \
+    $root run env RWV_BUILD=$inner_build RWV_ROOT_LABEL="$(suite_label "$su")" \
         bash /work/test/bench/run.sh $([ $full = 1 ] && echo --full) "--inner=/work/${out#"$top"/}/$su"
 }
 

@@ -27,7 +27,17 @@ if [ "${1:-}" = --suite ]; then
     suite=$2
     shift 2
 fi
-case "$suite" in trixie|forky) ;; *) echo "$0: no root for suite '$suite' (trixie or forky)" >&2; exit 2 ;; esac
+# what every command run in the root gets besides a clean environment:
+# forky's openmpi-mca-params.conf sets btl_tcp_if_include=lo (to quiet
+# Debian's own build tests), which leaves stock btl/tcp no path between
+# nodes; restore Open MPI's default (an empty value), as a site running it
+# across nodes must, so the comparisons with btl/tcp mean something
+suite_env=()
+case "$suite" in
+    trixie) ;;
+    forky) suite_env=(OMPI_MCA_btl_tcp_if_include=) ;;
+    *) echo "$0: no root for suite '$suite' (trixie or forky)" >&2; exit 2 ;;
+esac
 root=$build/root-$suite
 packages=(
     openmpi-bin libopenmpi-dev libpmix-dev libfabric-dev libfabric-bin libhwloc-dev
@@ -117,7 +127,7 @@ make_bare () { # suite dir
 
 case "${1:-}" in
     make) make_root ;;
-    run) shift; { [ -f "$root/.rwv-root" ] || make_root; } && run_in_root "$root" "$@" ;;
+    run) shift; { [ -f "$root/.rwv-root" ] || make_root; } && run_in_root "$root" "${suite_env[@]}" "$@" ;;
     path) echo "$root" ;;
     bare) make_bare "$2" "$3" ;;
     in) shift; r=$1; shift; run_in_root "$r" "$@" ;;

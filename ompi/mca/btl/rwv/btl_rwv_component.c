@@ -187,7 +187,7 @@ static void rwv_apply_bandwidths (void)
     } else if (count > 0) {
         rwv_list_rails (rails, sizeof (rails));
         rwv_show_help ("help-mpi-btl-rwv.txt", "bad bandwidth list", true, OPAL_PROC_MY_HOSTNAME,
-                        mca_btl_rwv_component.rail_bandwidth, count, rwv_network_rails (), rails);
+                       mca_btl_rwv_component.rail_bandwidth, count, rwv_network_rails (), rails);
     }
     opal_argv_free (values);
 }
@@ -197,7 +197,7 @@ static void rwv_report_no_rails (void)
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
 
     rwv_show_help ("help-mpi-btl-rwv.txt", "no rails", true, OPAL_PROC_MY_HOSTNAME,
-                    c->provider_include, c->provider_exclude, c->if_include, c->if_exclude);
+                   c->provider_include, c->provider_exclude, c->if_include, c->if_exclude);
 }
 
 /* btl_rwv_backend: under auto, a verbs rail for every active RDMA port

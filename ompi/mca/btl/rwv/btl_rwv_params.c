@@ -151,10 +151,10 @@ static const rwv_param_t rwv_params[] = {
       "uses rwv's put, get, flush and atomics: rwv is put at the head of osc_rdma_btls unless "
       "that parameter was set. Without it osc/rdma picks btl/vader wherever vader reaches every "
       "process of a window, and vader's emulated compare-and-swap crashes in Open MPI 4.1.4. "
-      "Under Open MPI 5.0 it also tells osc/rdma that rwv's puts complete remotely "
+      "Under Open MPI 5.0 and 6.0 it also tells osc/rdma that rwv's puts complete remotely "
       "(MCA_BTL_FLAGS_RDMA_REMOTE_COMPLETION, in the sense of btl_rwv_put_completion), without which "
       "that osc/rdma emulates put, get and atomics with active messages over rwv's eager ring. "
-      "Whatever this says, under Open MPI 4.1.0-4.1.4 and 5.0 rwv also sets osc_rdma_network_max_amo "
+      "Whatever this says, under Open MPI 4.1.0-4.1.4, 5.0 and 6.0 rwv also sets osc_rdma_network_max_amo "
       "to 0 unless it was set: those osc/rdma compute some accumulates wrongly on their network-atomic "
       "path"),
     RWV_CHOICE(backend, "auto", &rwv_backend_string, rwv_backends, "use auto, ofi or verbs",
@@ -238,7 +238,7 @@ int mca_btl_rwv_params_register (void)
 bool mca_btl_rwv_invalid (const char *param, const char *value, const char *why)
 {
     rwv_show_help ("help-mpi-btl-rwv.txt", "invalid parameter", true, OPAL_PROC_MY_HOSTNAME,
-                    param, value, why);
+                   param, value, why);
     return false;
 }
 

@@ -53,7 +53,7 @@ static void ofi_report_unmatched (char **if_inc, mca_btl_rwv_rail_t **rails, int
         }
         if (!found) {
             rwv_show_help ("help-mpi-btl-rwv.txt", "rail not found", true, OPAL_PROC_MY_HOSTNAME,
-                            if_inc[i], names);
+                           if_inc[i], names);
         }
     }
 }

@@ -141,14 +141,14 @@ int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *
             return OPAL_SUCCESS; /* the common case under auto: nothing to say */
         }
         rwv_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, OPAL_PROC_MY_HOSTNAME,
-                        "no RDMA device was found (ibv_get_device_list)",
-                        "Load the driver of the RDMA NIC, or rdma_rxe for soft-RoCE, or use btl_rwv_backend ofi");
+                       "no RDMA device was found (ibv_get_device_list)",
+                       "Load the driver of the RDMA NIC, or rdma_rxe for soft-RoCE, or use btl_rwv_backend ofi");
         return OPAL_ERR_NOT_AVAILABLE;
     }
     if (!verbs_memlock_ok ()) {
         rwv_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, OPAL_PROC_MY_HOSTNAME,
-                        "the locked-memory limit (ulimit -l) is below 64 MiB",
-                        "Raise it (ulimit -l unlimited, or memlock in /etc/security/limits.conf)");
+                       "the locked-memory limit (ulimit -l) is below 64 MiB",
+                       "Raise it (ulimit -l unlimited, or memlock in /etc/security/limits.conf)");
         return OPAL_ERR_NOT_AVAILABLE;
     }
     if (0 != getifaddrs (&ifas)) {
@@ -171,8 +171,8 @@ int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *
     /* the user's interface lists may have left the RDMA ports out on purpose */
     if (0 == found && !(*mca_btl_rwv_component.if_include || *mca_btl_rwv_component.if_exclude)) {
         rwv_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, OPAL_PROC_MY_HOSTNAME,
-                        "RDMA devices exist, but no active port has an IPv4 address",
-                        "Bring a port up (ibstat, rdma link) and give its network interface an IPv4 address");
+                       "RDMA devices exist, but no active port has an IPv4 address",
+                       "Bring a port up (ibstat, rdma link) and give its network interface an IPv4 address");
         return OPAL_ERR_NOT_AVAILABLE;
     }
     return OPAL_SUCCESS;

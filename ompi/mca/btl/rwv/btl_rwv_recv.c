@@ -41,8 +41,8 @@ void mca_btl_rwv_conn_malformed (mca_btl_rwv_conn_t *conn, const char *what)
         return;
     }
     rwv_show_help ("help-mpi-btl-rwv.txt", "malformed message", true, OPAL_PROC_MY_HOSTNAME,
-                    mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
-                    conn->rail->name, what);
+                   mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
+                   conn->rail->name, what);
     mca_btl_rwv_conn_failed (conn, "it sent a malformed message");
     conn->replay.no_rejoin = true;
 }
@@ -59,8 +59,8 @@ void mca_btl_rwv_conn_refused_access (mca_btl_rwv_conn_t *conn, const char *what
     }
     snprintf (detail, sizeof (detail), "%s at 0x%" PRIx64 " with key 0x%" PRIx64, what, address, key);
     rwv_show_help ("help-mpi-btl-rwv.txt", "refused access", true, OPAL_PROC_MY_HOSTNAME,
-                    mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
-                    conn->rail->name, detail);
+                   mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
+                   conn->rail->name, detail);
 }
 
 /* The upcall: the PML (or osc/rdma) handles what arrived for TAG. */

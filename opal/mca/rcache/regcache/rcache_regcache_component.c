@@ -168,7 +168,7 @@ static void regcache_check_limit (int64_t *value, int64_t fallback, const char *
         return;
     }
     rwv_show_help ("help-rcache-regcache.txt", "invalid limit", true, name, (long long) *value,
-                    (long long) fallback, name, example);
+                   (long long) fallback, name, example);
     *value = fallback;
 }
 
