@@ -5,7 +5,8 @@
  *   rail        one network path (an IP interface of libfabric's tcp provider,
  *               a verbs port's address, or a libfabric verbs domain) behind the
  *               small backend interface of btl_rwv_rail.h
- *   endpoint    one peer process: one connection per rail (btl_rwv_endpoint.h)
+ *   endpoint    one peer process (btl_rwv_endpoint.h), with one connection
+ *               per rail (btl_rwv_conn.h)
  *   eager path  the sender RDMA-writes each message into a slot of a ring
  *               that the receiver registered for that connection
  *               (btl_rwv_send.c); credits keep it from overwriting
@@ -123,7 +124,7 @@ typedef struct mca_btl_rwv_module_t {
     opal_list_t retry;               /* pieces waiting for room on a rail */
     opal_list_t stored;              /* writes done by a store (btl_rwv_shm.c), completed at progress */
     /* connection requests: our attempt counter, and the ones we refused
-     * (btl_rwv_endpoint.c reports them at most once a second) */
+     * (btl_rwv_handshake.c reports them at most once a second) */
     uint32_t next_attempt;
     uint64_t refused;
     uint64_t refused_reported;

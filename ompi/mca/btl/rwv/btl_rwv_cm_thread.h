@@ -9,7 +9,7 @@
 #ifndef MCA_BTL_RWV_CM_THREAD_H
 #define MCA_BTL_RWV_CM_THREAD_H
 
-#include "btl_rwv_endpoint.h"
+#include "btl_rwv_conn.h"
 #include "btl_rwv_wire.h"
 
 BEGIN_C_DECLS

@@ -1,37 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
- * Peers and their connections: modex lookup, the choice of rail, and the
- * connection state machine described in btl_rwv_endpoint.h (the
- * handshake itself, its data and its proof are btl_rwv_handshake.c).
+ * Peers: modex lookup, the rails that reach each one, and which of its
+ * connections (btl_rwv_conn.c) carries the next message.
  */
 #include "opal_config.h"
 
-#include <arpa/inet.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "opal/mca/btl/base/base.h"
 #include "rwv_opal_compat.h"
-#include "opal/util/sys_limits.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
-#include "opal/util/show_help.h"
 
 #include "btl_rwv.h"
 #include "btl_rwv_cma.h"
-#include "btl_rwv_cm_thread.h"
+#include "btl_rwv_conn.h"
 #include "btl_rwv_endpoint.h"
-#include "btl_rwv_progress.h"
 #include "btl_rwv_frag.h"
-#include "btl_rwv_atomic.h"
 #include "btl_rwv_failover.h"
 #include "btl_rwv_handshake.h"
-#include "btl_rwv_hotset.h"
-#include "btl_rwv_fetch.h"
-#include "btl_rwv_rdma.h"
-#include "btl_rwv_send.h"
 
 static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)
 {
@@ -75,13 +63,6 @@ static uint64_t mca_btl_rwv_name_key (const opal_process_name_t *name)
 
     memcpy (&key, name, sizeof (key));
     return key;
-}
-
-const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint)
-{
-    const char *host = endpoint->proc ? opal_get_proc_hostname (endpoint->proc) : NULL;
-
-    return host ? host : "unknown host";
 }
 
 /* ------------------------------------------------------------ rail choice */
@@ -141,8 +122,8 @@ static bool mca_btl_rwv_peer_takes_our_eager (const mca_btl_rwv_endpoint_t *endp
     if (!said) {
         said = true;
         rwv_show_help ("help-mpi-btl-rwv.txt", "eager sizes differ", true, OPAL_PROC_MY_HOSTNAME,
-                        OPAL_NAME_PRINT(endpoint->proc->proc_name), mca_btl_rwv_peer_host (endpoint), ours,
-                        peer_max);
+                       OPAL_NAME_PRINT(endpoint->proc->proc_name), mca_btl_rwv_peer_host (endpoint), ours,
+                       peer_max);
     }
     return false;
 }
@@ -205,117 +186,7 @@ mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (opal_proc_t *proc, bool cre
     return endpoint;
 }
 
-/* ------------------------------------------------------------ connections */
-
-/* Where a new rail's estimate starts: level with the best one so far. */
-static double mca_btl_rwv_endpoint_best_bandwidth (const mca_btl_rwv_endpoint_t *endpoint)
-{
-    double best = 1.0;
-
-    for (int i = 0 ; i < MCA_BTL_RWV_MAX_RAILS ; ++i) {
-        if (NULL != endpoint->conns[i] && endpoint->conns[i]->meter.bandwidth > best) {
-            best = endpoint->conns[i]->meter.bandwidth;
-        }
-    }
-    return best;
-}
-
-/* Once per process: a ring that cannot be had is rwv's to explain, with
- * the two parameters that sized it. */
-static void mca_btl_rwv_ring_unavailable (const mca_btl_rwv_conn_t *conn, const char *what)
-{
-    const mca_btl_rwv_slots_t *own = &conn->local.own;
-    size_t bytes = conn->local.ring_bytes;
-    char size[32];
-    static bool said;
-
-    if (said) {
-        return;
-    }
-    said = true;
-    if (bytes < (1 << 20)) {
-        snprintf (size, sizeof (size), "%zu bytes", bytes);
-    } else {
-        snprintf (size, sizeof (size), "%.1f MiB", (double) bytes / (1 << 20));
-    }
-    rwv_show_help ("help-mpi-btl-rwv.txt", "no ring", true, OPAL_PROC_MY_HOSTNAME,
-                    mca_btl_rwv_peer_host (conn->endpoint), conn->rail->name, what, size, own->slots, own->slot_size,
-                    conn->local.tiered ? "btl_rwv_cold_slots" : "btl_rwv_eager_slots",
-                    conn->local.tiered ? "btl_rwv_cold_slot_size" : "btl_rwv_eager_slot_size");
-}
-
-/* The connection's own ring: large and shared if the peer is on this node
- * and may store into it, else small unless the hot set is off. */
-static bool mca_btl_rwv_conn_ring_alloc (mca_btl_rwv_conn_t *conn)
-{
-    mca_btl_rwv_local_ring_t *local = &conn->local;
-    mca_btl_rwv_slots_t *own = &local->own;
-
-    local->ring = mca_btl_rwv_shm_ring_take (conn->endpoint);
-    local->tiered = mca_btl_rwv_hotset_own_ring (NULL != local->ring, &own->slots, &own->slot_size);
-    local->ring_bytes = mca_btl_rwv_ring_size (own->slots, own->slot_size);
-    /* 64-byte aligned: a page each would double a cold ring's memory */
-    if (NULL == local->ring && 0 != posix_memalign ((void **) &local->ring, 64, local->ring_bytes)) {
-        local->ring = NULL;
-        return false;
-    }
-    memset (local->ring, 0, local->ring_bytes);
-    own->base = local->ring;
-    own->notify_imm = local->tiered || mca_btl_rwv_large_ring_notifies (conn->rail);
-    own->hot = NULL;
-    local->cur = *own;
-    local->tail = (volatile uint64_t *) (local->ring + mca_btl_rwv_ring_tail (own->slots, own->slot_size));
-    return true;
-}
-
-mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    mca_btl_rwv_conn_t *conn = calloc (1, sizeof (*conn));
-    void *desc;
-    int id;
-
-    if (NULL == conn) {
-        return NULL;
-    }
-    conn->endpoint = endpoint;
-    conn->rail = rail;
-    conn->poll_index = -1;
-    if (!mca_btl_rwv_conn_ring_alloc (conn)) {
-        mca_btl_rwv_ring_unavailable (conn, "allocating");
-        free (conn);
-        return NULL;
-    }
-    conn->meter.bandwidth = rail->bandwidth > 0 ? rail->bandwidth : mca_btl_rwv_endpoint_best_bandwidth (endpoint);
-    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, conn->local.ring, conn->local.ring_bytes, MCA_BTL_RWV_ACCESS_OWN_RING, &conn->local.ring_mr, &desc,
-                                           &conn->local.ring_rkey)) {
-        mca_btl_rwv_ring_unavailable (conn, "registering");
-        mca_btl_rwv_ring_free (conn->local.ring);
-        free (conn);
-        return NULL;
-    }
-    id = opal_pointer_array_add (&module->conns, conn);
-    if (id < 0 || OPAL_SUCCESS != mca_btl_rwv_poll_add (conn)) {
-        /* the table holds 65536 connections; past that, or out of memory */
-        mca_btl_rwv_ring_unavailable (conn, "keeping track of");
-        if (id >= 0) {
-            opal_pointer_array_set_item (&module->conns, id, NULL);
-        }
-        rail->ops->mr_dereg (rail, conn->local.ring_mr);
-        mca_btl_rwv_ring_free (conn->local.ring);
-        free (conn);
-        return NULL;
-    }
-    conn->id = (uint32_t) id;
-    OBJ_CONSTRUCT(&conn->pending, opal_list_t);
-    OBJ_CONSTRUCT(&conn->replay.unacked, opal_list_t);
-    OBJ_CONSTRUCT(&conn->kept_puts, opal_list_t);
-    conn->unflushed = false;
-    mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
-    endpoint->conns[rail->index] = conn;
-    rail->num_conns++;
-    return conn;
-}
+/* ------------------------------------------------- a connection for traffic */
 
 /* The connection on local rail `r', created and started if need be;
  * NULL if it failed or cannot be made, or is being re-established and
@@ -404,173 +275,6 @@ mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
         }
     }
     return NULL;
-}
-
-void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn)
-{
-    mca_btl_rwv_hotset_release (conn);
-    mca_btl_rwv_fetch_done (conn);
-}
-
-void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
-    char *info = NULL;
-
-    if (MCA_BTL_RWV_CONN_FAILED == conn->state ||
-        mca_btl_rwv_cm_defer (conn, MCA_BTL_RWV_CM_FAILED, true, NULL, 0, why)) {
-        return;
-    }
-    mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_FAILED);
-    conn->rail->ops->disconnect (conn);
-    mca_btl_rwv_conn_drop_shared (conn);
-    if (mca_btl_rwv_endpoint_has_live_rail (endpoint, NULL)) {
-        mca_btl_rwv_conn_rejoin_later (conn);
-        mca_btl_rwv_rail_failed (conn, why);
-        return;
-    }
-
-    if (!endpoint->failed) {
-        char peer[INET_ADDRSTRLEN];
-
-        endpoint->failed = true;
-        inet_ntop (AF_INET, &conn->peer_addr.ipv4, peer, sizeof (peer));
-        rwv_show_help ("help-mpi-btl-rwv.txt", "connection failed", true,
-                        OPAL_PROC_MY_HOSTNAME, mca_btl_rwv_peer_host (endpoint),
-                        OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name, peer,
-                        ntohs (conn->peer_addr.port), why, mca_btl_rwv_component.connect_timeout);
-        if (NULL != module->error_cb) {
-            (void) asprintf (&info, "btl/rwv: connection to %s failed: %s", mca_btl_rwv_peer_host (endpoint), why);
-            module->error_cb (&module->super, MCA_BTL_ERROR_FLAGS_FATAL, endpoint->proc, info);
-            free (info);
-        }
-    }
-    mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
-    mca_btl_rwv_atomics_fail (endpoint);
-}
-
-/* Our attempt was refused.  From a higher rank that is the crossing rule
- * at work: its own request follows. */
-void mca_btl_rwv_conn_refused (mca_btl_rwv_conn_t *conn, const char *why)
-{
-    if (mca_btl_rwv_cm_defer (conn, MCA_BTL_RWV_CM_REFUSED, false, NULL, 0, why)) {
-        return;
-    }
-    if (MCA_BTL_RWV_CONN_CONNECTING == conn->state &&
-        opal_compare_proc (opal_proc_local_get ()->proc_name, conn->endpoint->proc->proc_name) < 0) {
-        conn->rail->ops->disconnect (conn);
-        mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_AWAITING);
-        RWV_TRACE("btl/rwv: %s refused our attempt; awaiting its own", OPAL_NAME_PRINT(conn->endpoint->proc->proc_name));
-        return;
-    }
-    mca_btl_rwv_conn_failed (conn, why);
-}
-
-/* The peer closed the connection.  After its goodbye (it is finalizing)
- * nothing is lost unless messages were still queued, and a later message
- * reconnects.  Without one, its process died: a receive posted for it
- * would wait forever, so say so. */
-void mca_btl_rwv_conn_closed (mca_btl_rwv_conn_t *conn)
-{
-    if (mca_btl_rwv_cm_defer (conn, MCA_BTL_RWV_CM_CLOSED, true, NULL, 0, NULL)) {
-        return;
-    }
-    if (!mca_btl_rwv_conn_peer_said_goodbye (conn)) {
-        mca_btl_rwv_conn_failed (conn, mca_btl_rwv_endpoint_has_live_rail (conn->endpoint, conn) ?
-                                 "the peer closed the connection on this rail" :
-                                 "the peer closed the connection without saying goodbye: "
-                                 "its process has probably died");
-        return;
-    }
-    if (!opal_list_is_empty (&conn->pending)) {
-        mca_btl_rwv_conn_failed (conn, "the peer closed the connection while messages were queued for it");
-        return;
-    }
-    conn->rail->ops->disconnect (conn);
-    mca_btl_rwv_conn_drop_shared (conn);
-    mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
-}
-
-static bool mca_btl_rwv_state_waits (mca_btl_rwv_conn_state_t state)
-{
-    return MCA_BTL_RWV_CONN_CONNECTING == state || MCA_BTL_RWV_CONN_ACCEPTING == state ||
-        MCA_BTL_RWV_CONN_AWAITING == state;
-}
-
-/* Every change of state comes here, so the connections waiting for an
- * answer are counted: the timeout check walks the table only while some
- * wait, and only until it has seen them all. */
-void mca_btl_rwv_conn_set_state (mca_btl_rwv_conn_t *conn, mca_btl_rwv_conn_state_t state)
-{
-    mca_btl_rwv_component.module->conns_waiting += (int) mca_btl_rwv_state_waits (state) -
-        (int) mca_btl_rwv_state_waits (conn->state);
-    conn->state = state;
-}
-
-void mca_btl_rwv_conn_check_timeouts (double now)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    int size = opal_pointer_array_get_size (&module->conns);
-    int waiting = module->conns_waiting;  /* a connection that fails below leaves the count */
-
-    for (int i = 0 ; i < size && waiting > 0 ; ++i) {
-        mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
-
-        if (NULL == conn || !mca_btl_rwv_state_waits (conn->state)) {
-            continue;
-        }
-        --waiting;
-        if (now > conn->deadline) {
-            mca_btl_rwv_conn_failed (conn, "no answer before btl_rwv_connect_timeout");
-        }
-    }
-}
-
-/* Only a peer reached over several rails has its rails measured: one rail
- * carries everything whatever its rate. */
-static const char *mca_btl_rwv_conn_bandwidth_source (const mca_btl_rwv_conn_t *conn)
-{
-    if (conn->rail->bandwidth > 0) {
-        return "configured";
-    }
-    return conn->endpoint->num_rails > 1 ? "measured" : "unmeasured (its only rail to this peer)";
-}
-
-static void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    char peer[INET_ADDRSTRLEN];
-
-    if (MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
-        mca_btl_rwv_conn_say_goodbye (conn);
-    }
-    inet_ntop (AF_INET, &conn->peer_addr.ipv4, peer, sizeof (peer));
-    opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
-                         "btl/rwv: rail %s to %s: %s bandwidth %.1f MB/s, %" PRIu64 " eager messages sent, "
-                         "%" PRIu64 " bytes put or got since connected, re-established %u times", conn->rail->name,
-                         peer, mca_btl_rwv_conn_bandwidth_source (conn), conn->meter.bandwidth, conn->peer.send_seq,
-                         conn->rdma_bytes, conn->replay.rejoins);
-    conn->rail->ops->disconnect (conn);
-    mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
-    mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
-    OBJ_DESTRUCT(&conn->pending);
-    conn->peer.consumed = conn->peer.send_seq; /* nothing is replayed any more */
-    mca_btl_rwv_conn_release_acked (conn);
-    OBJ_DESTRUCT(&conn->replay.unacked);
-    mca_btl_rwv_conn_confirm_puts (conn, UINT64_MAX);
-    OBJ_DESTRUCT(&conn->kept_puts);
-    mca_btl_rwv_conn_drop_shared (conn);
-    conn->rail->ops->mr_dereg (conn->rail, conn->local.ring_mr);
-    opal_pointer_array_set_item (&module->conns, conn->id, NULL);
-    if (conn->poll_index >= 0) {
-        mca_btl_rwv_poll_remove (conn);
-    }
-    conn->rail->num_conns--;
-    free (conn->replay.seen);
-    free (conn->replay.before.seen);
-    mca_btl_rwv_ring_free (conn->local.ring);
-    free (conn);
 }
 
 void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint)

@@ -1,30 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
- * Per-peer state: one connection per rail, each with the receive ring the
- * peer writes into and what we know of the ring we write into.
- *
- * Connection state machine (per rail):
- *
- *   IDLE --first traffic--> CONNECTING --connected--> CONNECTED
- *     |                         |  a crossing request from a higher rank:
- *     |                         +--> ACCEPTING (ours abandoned)
- *     |                         |  ours refused by a higher rank, whose own
- *     |                         +--> AWAITING   request is on its way
- *     +--request from peer----------> ACCEPTING --connected--> CONNECTED
- *   any --error, timeout, peer gone--> FAILED
- *
- * Either side may start; when both start at once the higher rank's attempt
- * wins (the lower rank listens, the higher connects).  The higher rank
- * refuses the lower one's crossing attempt, and that refusal may arrive
- * before the higher rank's request: the lower rank then waits for it.  The active side sends
- * first: it writes a hello into the peer's ring at once, and the passive
- * side sends nothing until it has seen a message on that connection.
+ * A peer: what its modex says, the local rails that reach it, and its
+ * connection on each of them (btl_rwv_conn.h), created on first use.
+ * Which connection carries the next message is chosen here.
  */
 #ifndef MCA_BTL_RWV_ENDPOINT_H
 #define MCA_BTL_RWV_ENDPOINT_H
 
 #include "btl_rwv.h"
-#include "btl_rwv_auth.h"
+#include "btl_rwv_conn.h"
 #include "btl_rwv_rail.h"
 #include "btl_rwv_shm.h"
 #include "btl_rwv_wire.h"
@@ -32,150 +16,6 @@
 #include "opal/util/proc.h"
 
 BEGIN_C_DECLS
-
-typedef enum {
-    MCA_BTL_RWV_CONN_IDLE,
-    MCA_BTL_RWV_CONN_CONNECTING,
-    MCA_BTL_RWV_CONN_ACCEPTING,
-    MCA_BTL_RWV_CONN_AWAITING,
-    MCA_BTL_RWV_CONN_CONNECTED,
-    MCA_BTL_RWV_CONN_FAILED,
-} mca_btl_rwv_conn_state_t;
-
-
-/* What a failed connection's replays need at the receiver: which of its
- * messages were consumed from its ring, or delivered from a replay since.
- * The peer never has more than a ring's worth unconsumed, so one bit per
- * slot after recv_seq covers every replay. */
-typedef struct mca_btl_rwv_replay_window_t {
-    uint32_t attempt;          /* the connection's; 0: none */
-    uint64_t recv_seq;
-    uint8_t *seen;             /* by seq after recv_seq, allocated at the first replay */
-} mca_btl_rwv_replay_window_t;
-
-/* Slots the peer writes our eager messages into: the connection's own
- * ring, or a ring of the rail's hot set (btl_rwv_hotset.c). */
-typedef struct mca_btl_rwv_slots_t {
-    unsigned char *base;       /* NULL: none */
-    uint32_t slots;
-    uint32_t slot_size;
-    bool notify_imm;           /* the peer writes with immediate data: a completion says it landed */
-    struct mca_btl_rwv_hot_ring_t *hot; /* NULL: the connection's own ring */
-} mca_btl_rwv_slots_t;
-
-/* Our receive side of a connection.  The connection's own ring (slots,
- * then the tail, btl_rwv_wire.h) is small unless the peer stores into it
- * from this node; while the peer is in our hot set it writes into a hot
- * ring instead, and the tail stays where it was. */
-typedef struct mca_btl_rwv_local_ring_t {
-    unsigned char *ring;
-    size_t ring_bytes;
-    volatile uint64_t *tail;   /* the ring's tail words, indexed by mca_btl_rwv_ring_tail_word_t */
-    void *ring_mr;
-    uint64_t ring_rkey;
-    mca_btl_rwv_slots_t own;   /* the own ring's slots */
-    mca_btl_rwv_slots_t cur;   /* where the peer writes now */
-    mca_btl_rwv_slots_t next;  /* where it writes once it has read our RING message */
-    bool tiered;               /* promoted and demoted (not a ring shared on this node) */
-    uint32_t generation;       /* RING messages sent on this connection */
-    bool fetching;             /* the next message is being read from the peer (btl_rwv_fetch.c) */
-    uint64_t recv_seq;         /* messages consumed from our rings */
-    uint32_t next_slot;        /* where the next one arrives in cur */
-    uint64_t imm_seen;         /* immediate-data events for our rings */
-    uint64_t imm_used;         /* messages consumed from rings written with immediate data */
-    uint64_t credits_reported; /* recv_seq last told to the peer */
-    uint64_t arrivals;         /* since connected or demoted: promotion counts them */
-    uint64_t last_arrival;     /* the rail's arrival count at our last one: demotion picks the oldest */
-} mca_btl_rwv_local_ring_t;
-
-/* The peer's ring on a connection, which we write into. */
-typedef struct mca_btl_rwv_peer_ring_t {
-    uint64_t ring_raddr;
-    uint64_t tail_raddr;       /* its tail's first word, as we address it */
-    uint64_t tail_rkey;        /* the tail's ring (the connection's own) keeps its key when ring_rkey changes */
-    uint64_t ring_rkey;
-    unsigned char *ring;       /* the same ring in our mapping of a same-node peer's rings: stores, not writes */
-    uint16_t shm_slot;
-    uint32_t slots;
-    uint32_t slot_size;
-    uint32_t conn_id;
-    uint8_t rail;              /* the peer's index of this rail (replays name it) */
-    bool notify_imm;
-    uint64_t send_seq;         /* messages written into the peer's ring */
-    uint32_t next_slot;        /* where the next one goes */
-    uint64_t consumed;         /* of those, how many the peer has consumed */
-    uint32_t generation;       /* the peer's RING messages taken */
-    bool owe_hello;            /* a RING message taken and nothing written into the new ring yet */
-} mca_btl_rwv_peer_ring_t;
-
-/* Striping (btl_rwv_stripe.c), kept for peers reached over more than one
- * rail: the rail's bandwidth to this peer, the bytes outstanding on it and
- * since when it has had some, and the fading sums of bytes delivered and
- * busy time that measure it. */
-typedef struct mca_btl_rwv_meter_t {
-    double bandwidth;          /* bytes per microsecond, measured or configured */
-    bool measured;             /* bandwidth is this rail's own measurement */
-    size_t bytes_out;
-    double busy_since;
-    double bytes;
-    double busy;
-} mca_btl_rwv_meter_t;
-
-/* Failover (btl_rwv_failover.c): what a failed connection must still
- * replay or recognise, its report, and its re-establishment. */
-typedef struct mca_btl_rwv_replay_t {
-    /* frags written but not yet consumed by the peer, kept while another
-     * rail could replay them (multi-rail peers only), oldest first */
-    opal_list_t unacked;
-    /* a failed rail to a peer still reachable is reported a little later,
-     * and only if the peer is still reachable then: a peer that dies
-     * closes every rail, and one message about its death says it all */
-    char failed_why[96];
-    double warn_at;            /* 0: nothing to report */
-    uint8_t *seen;             /* once failed: replays of its messages delivered, by seq after recv_seq */
-    /* a failed rail to a live peer is re-established once its link is up
-     * and the failover is done with it; replays of the connection before
-     * still arrive meanwhile */
-    mca_btl_rwv_replay_window_t before;
-    bool rejoining;            /* being re-established: traffic keeps to the other rails meanwhile */
-    double rejoin_at;          /* not before */
-    double rejoin_backoff;     /* seconds, doubled by every failed attempt */
-    unsigned rejoins;          /* times re-established, for the verbose report */
-    bool no_rejoin;            /* closed for a malformed message: never re-established */
-} mca_btl_rwv_replay_t;
-
-typedef struct mca_btl_rwv_conn_t {
-    struct mca_btl_base_endpoint_t *endpoint;
-    mca_btl_rwv_rail_t *rail;
-    mca_btl_rwv_rail_addr_t peer_addr;
-    mca_btl_rwv_conn_state_t state;
-    bool may_send;             /* passive side: the active side has spoken */
-    void *backend;             /* the backend's per-connection state */
-    uint8_t request_mac[MCA_BTL_RWV_MAC_BYTES]; /* active side: our request's, which the reply must name */
-    double deadline;           /* connect timeout, CLOCK_MONOTONIC seconds */
-    int cm_deferred;           /* its events the connection thread left to progress (btl_rwv_cm_thread.c) */
-    uint32_t attempt;          /* the request's that made this connection: replays name it */
-    uint32_t id;               /* index in the module's connection table */
-    int poll_index;            /* index in the module's polled list, -1 while not on it */
-    opal_list_t pending;       /* frags waiting for the connection or for credits */
-
-    mca_btl_rwv_local_ring_t local;
-    mca_btl_rwv_peer_ring_t peer;
-    mca_btl_rwv_meter_t meter;
-    mca_btl_rwv_replay_t replay;
-
-    /* small puts injected here, kept until a later delivered write on this
-     * stream confirms them (btl_rwv_rdma.c) */
-    opal_list_t kept_puts;
-    uint64_t small_puts;
-    /* a put completed here before it was delivered: a flush must mark the stream (btl_rwv_flush.c) */
-    bool unflushed;
-    int pieces_out;            /* put and get pieces posted here and not yet complete (btl_rwv_rdma.c) */
-    uint64_t rdma_bytes;       /* put or got since connected, for the verbose report */
-    unsigned access_refused;   /* requests refused for memory not registered for them (said once) */
-} mca_btl_rwv_conn_t;
-
-struct mca_btl_rwv_conn_t;
 
 struct mca_btl_base_endpoint_t {
     opal_list_item_t super;
@@ -216,8 +56,6 @@ mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (opal_proc_t *proc,
                                                      bool create);
 /* the peer's rail on the same network as our RAIL, -1 if none */
 int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_rail_t *rail);
-/* a connection object on RAIL, idle, with its receive ring */
-mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail);
 
 /* The connection for the next eager message (btl_rwv_eager_rail), started
  * if needed; NULL when the peer is unreachable. */
@@ -232,39 +70,25 @@ static inline bool mca_btl_rwv_endpoint_has_live_rail (const mca_btl_rwv_endpoin
 {
     return mca_btl_rwv_endpoint_live_rails (endpoint, except) > 0;
 }
-/* Must a put to this peer complete only once delivered (btl_rwv_rdma.c)? */
 /* btl_rwv_put_completion delivered: every put completes only once at the target. */
 static inline bool mca_btl_rwv_puts_complete_remotely (void)
 {
     return MCA_BTL_RWV_PUT_COMPLETION_DELIVERED == mca_btl_rwv_component.put_completion;
 }
 
+/* Must a put to this peer complete only once delivered (btl_rwv_rdma.c)? */
 static inline bool mca_btl_rwv_endpoint_puts_delivered (const mca_btl_rwv_endpoint_t *endpoint)
 {
     return endpoint->num_rails > 1 || endpoint->same_node || mca_btl_rwv_puts_complete_remotely ();
 }
+/* Destroys its connections and releases it. */
 void mca_btl_rwv_endpoint_release (mca_btl_rwv_endpoint_t *endpoint);
 /* the peer's host name, for messages */
-const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint);
-void mca_btl_rwv_conn_set_state (mca_btl_rwv_conn_t *conn, mca_btl_rwv_conn_state_t state);
-/* Closed or starting afresh: what the rail's connections share goes back
- * at once, so other peers do not wait for this one to reconnect (the
- * transport writes no more into them): the hot ring it had or was
- * offered, and the read buffer of a message it sent. */
-void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn);
-void mca_btl_rwv_conn_check_timeouts (double now);
-
-/* Is a large ring on RAIL written with immediate data (btl_rwv_eager_mode)?
- * A small one always is: a completion, not a poll, tells of its messages. */
-static inline bool mca_btl_rwv_large_ring_notifies (const mca_btl_rwv_rail_t *rail)
+static inline const char *mca_btl_rwv_peer_host (const mca_btl_rwv_endpoint_t *endpoint)
 {
-    return MCA_BTL_RWV_EAGER_CQ == mca_btl_rwv_component.eager_mode ||
-        (MCA_BTL_RWV_EAGER_AUTO == mca_btl_rwv_component.eager_mode && !rail->ordered_placement);
-}
+    const char *host = endpoint->proc ? opal_get_proc_hostname (endpoint->proc) : NULL;
 
-static inline bool mca_btl_rwv_conn_ready (const mca_btl_rwv_conn_t *conn)
-{
-    return MCA_BTL_RWV_CONN_CONNECTED == conn->state && conn->may_send;
+    return host ? host : "unknown host";
 }
 
 END_C_DECLS

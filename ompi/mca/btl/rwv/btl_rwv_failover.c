@@ -25,7 +25,7 @@
  *                      (btl_rwv_rdma.c), from their copies
  *
  * When the last rail to a peer fails, the peer is reported to the PML as
- * unreachable (btl_rwv_endpoint.c).
+ * unreachable (btl_rwv_conn.c).
  *
  * A failed rail rejoins: once its link is up and nothing of the failed
  * connection is left on our side (no queued, unconsumed or in-flight
@@ -53,7 +53,7 @@
 #include "btl_rwv_send.h"
 
 #define MCA_BTL_RWV_LINK_CHECK_INTERVAL 0.1 /* seconds */
-#define MCA_BTL_RWV_REPORT_DELAY 0.5        /* seconds: see failed_why in btl_rwv_endpoint.h */
+#define MCA_BTL_RWV_REPORT_DELAY 0.5        /* seconds: see failed_why in btl_rwv_conn.h */
 
 void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn)
 {
@@ -257,8 +257,8 @@ void mca_btl_rwv_report_lost_rails (double now)
         endpoint = conn->endpoint;
         if (!endpoint->failed) {
             rwv_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, OPAL_PROC_MY_HOSTNAME,
-                            mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
-                            conn->rail->name, conn->replay.failed_why, mca_btl_rwv_endpoint_live_rails (endpoint, NULL));
+                           mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
+                           conn->rail->name, conn->replay.failed_why, mca_btl_rwv_endpoint_live_rails (endpoint, NULL));
         }
     }
 }

@@ -3,7 +3,7 @@
 #ifndef MCA_BTL_RWV_FAILOVER_H
 #define MCA_BTL_RWV_FAILOVER_H
 
-#include "btl_rwv_endpoint.h"
+#include "btl_rwv_conn.h"
 #include "btl_rwv_frag.h"
 
 BEGIN_C_DECLS

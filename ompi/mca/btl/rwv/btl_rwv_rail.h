@@ -166,7 +166,7 @@ int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *
 
 /* Calls from a backend into the connection manager, from progress or the
  * connection thread: request and established in btl_rwv_handshake.c,
- * failed, refused and closed in btl_rwv_endpoint.c.  They are declared
+ * failed, refused and closed in btl_rwv_conn.c.  They are declared
  * here, with the rest of what a backend calls, so that a backend includes
  * this header alone.
  * A request names the IPv4 address it came from (network byte order; 0

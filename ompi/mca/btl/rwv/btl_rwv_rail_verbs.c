@@ -7,7 +7,7 @@
  *   connections  rdma_cm ids on one non-blocking event channel per rail:
  *                the active side resolves the address and the route, then
  *                connects with our connection data as private data; the
- *                passive side accepts with its own (btl_rwv_endpoint.c
+ *                passive side accepts with its own (btl_rwv_handshake.c
  *                decides who is which)
  *   writes       IBV_WR_RDMA_WRITE(_WITH_IMM), signalled; a small write
  *                goes inline, so its buffer is free when the post returns.

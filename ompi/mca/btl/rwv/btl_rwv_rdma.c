@@ -393,7 +393,7 @@ static int mca_btl_rwv_rdma (mca_btl_base_endpoint_t *endpoint, bool is_put,
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_conn_t *conns[MCA_BTL_RWV_MAX_RAILS];
     mca_btl_rwv_rdma_op_t *request;
-    bool told_now;
+    bool told_now = false;
     int n, rc;
 
     if (mca_btl_rwv_target_is_local (endpoint, remote_handle)) {
@@ -422,18 +422,17 @@ static int mca_btl_rwv_rdma (mca_btl_base_endpoint_t *endpoint, bool is_put,
         /* ob1 retries later; progress completes the connections meanwhile */
         rc = endpoint->failed || !mca_btl_rwv_endpoint_has_live_rail (endpoint, NULL) ? OPAL_ERR_UNREACH
                                                                                       : OPAL_ERR_OUT_OF_RESOURCE;
-        MCA_BTL_RWV_UNLOCK(module);
-        return rc;
+        goto out;
     }
     if (is_put && mca_btl_rwv_put_inject (conns[0], local_address, remote_address, remote_handle, size)) {
-        MCA_BTL_RWV_UNLOCK(module);
-        mca_btl_rwv_rdma_told (endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
-        return OPAL_SUCCESS;
+        told_now = true;
+        rc = OPAL_SUCCESS;
+        goto out;
     }
     request = (mca_btl_rwv_rdma_op_t *) opal_free_list_get (&module->rdma_ops);
     if (NULL == request) {
-        MCA_BTL_RWV_UNLOCK(module);
-        return OPAL_ERR_OUT_OF_RESOURCE;
+        rc = OPAL_ERR_OUT_OF_RESOURCE;
+        goto out;
     }
     endpoint->ops_out++; /* until mca_btl_rwv_request_release */
     request->endpoint = endpoint;
@@ -459,6 +458,7 @@ static int mca_btl_rwv_rdma (mca_btl_base_endpoint_t *endpoint, bool is_put,
     if (OPAL_SUCCESS != rc) {
         mca_btl_rwv_request_release (request);
     }
+out:
     MCA_BTL_RWV_UNLOCK(module);
     if (told_now) {
         mca_btl_rwv_rdma_told (endpoint, local_address, local_handle, cbfunc, cbcontext, cbdata);
