@@ -143,6 +143,16 @@ for np in 2 5; do
             mpirun -np $np --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_mpi_threads"
     done
 done
+# MPICH's mt_probe_* pattern: 4 threads probe, then receive, on one tag.
+# Every message must arrive exactly once; MPI_Mprobe's counts must be
+# exact.  MPI_Probe's and MPI_Iprobe's counts are reported, not judged:
+# ob1 reads a probed fragment after dropping its lock (docs/testing.md)
+for m in probe iprobe mprobe; do
+    CORE=$([ $m = mprobe ] && echo 1) LABEL="--mca btl self,rwv" run_test "rwv: probe, then receive, from 4 threads on one tag: MPI_${m^}" \
+        mpirun -np 2 --oversubscribe --mca btl self,rwv "$bin/mpi/test_thread_probe" -m $m -n 2048
+done
+LABEL="--mca btl_rwv_single_copy none" run_test "rwv: probe, then receive, from 4 threads on one tag, loopback rail" \
+    mpirun -np 2 --oversubscribe --mca btl self,rwv --mca btl_rwv_single_copy none "$bin/mpi/test_thread_probe" -m mprobe -n 2048
 # MPI_T: what rwv holds, as a tool sees it.  A peer sharing rings on this
 # node has a large one (16 slots of 65568 bytes and the 64-byte tail); over
 # a rail a cold peer has a small one (3 x 1088 + 64) and a hot one a ring of
