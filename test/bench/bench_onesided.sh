@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # MPI one-sided (osc/rdma) over the BTLs: put and get latency and
-# bandwidth, MPI_Fetch_and_op and MPI_Compare_and_swap latency, next to
+# bandwidth, MPI_Fetch_and_op and MPI_Compare_and_swap latency,
+# MPI_Accumulate bandwidth (SUM of 1 MiB of ints, flushed each time), next to
 # two-sided ping-pong, on one node and between 2 emulated nodes, in the
 # same run.  Where a stock Open MPI path cannot give a window or crashes,
 # the first cell it could not fill says so, with its error.
@@ -39,14 +40,14 @@ row () { # label window(allocate|create) launcher args...
     # the cells the run filled, then its error in the first one it did not
     awk -v l="$label" -v w="MPI_Win_$flavor" -v pp="${pp:--}" -v rc=$? -v why="$(osc_failure "$raw.err" "$raw.out")" '
         $1 == 8 {c[1] = $2; c[2] = $3} $1 == 1048576 {c[3] = $4; c[4] = $5}
-        $1 == "fop_us" {c[5] = $2; c[6] = $3} $1 == "cas_us" {c[7] = $2}
+        $1 == "fop_us" {c[5] = $2; c[6] = $3} $1 == "cas_us" {c[7] = $2} $1 == "acc_MBps" {c[8] = $3}
         /ERROR/ {bad = 1}
         END {
             line = "| " l " | " w " | " pp
-            for (i = 1; i <= 7; ++i) {
+            for (i = 1; i <= 8; ++i) {
                 if (i in c && !bad) { line = line " | " c[i]; continue }
                 line = line " | failed: " why
-                for (i++; i <= 7; ++i) line = line " |"
+                for (i++; i <= 8; ++i) line = line " |"
             }
             print line " |"
         }' "$raw.out"
@@ -54,8 +55,8 @@ row () { # label window(allocate|create) launcher args...
 
 echo "## MPI one-sided (osc/rdma) next to two-sided ping-pong"
 echo
-echo "| path | window | ping-pong 8 B, us | MPI_Put 8 B + flush, us | MPI_Get 8 B + flush, us | MPI_Put 1 MiB, MB/s | MPI_Get 1 MiB, MB/s | MPI_Fetch_and_op in lock_all, us | MPI_Fetch_and_op in exclusive lock, us | MPI_Compare_and_swap, us |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| path | window | ping-pong 8 B, us | MPI_Put 8 B + flush, us | MPI_Get 8 B + flush, us | MPI_Put 1 MiB, MB/s | MPI_Get 1 MiB, MB/s | MPI_Fetch_and_op in lock_all, us | MPI_Fetch_and_op in exclusive lock, us | MPI_Compare_and_swap, us | MPI_Accumulate 1 MiB, MB/s |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 row "one node, --mca btl self,vader (stock)" allocate local_mpirun --mca btl self,vader
 row "one node, --mca btl self,vader (stock)" create local_mpirun --mca btl self,vader
 row "one node, --mca btl self,rwv" allocate local_mpirun --mca btl self,rwv
@@ -68,7 +69,7 @@ if cluster_check_privileges 2>/dev/null; then
     row "2 nodes, --mca btl self,rwv" create cluster_mpirun --map-by node --mca btl self,rwv
     cluster_down
 else
-    echo "| 2 nodes | | skipped: network namespaces need root | | | | | | | |"
+    echo "| 2 nodes | | skipped: network namespaces need root | | | | | | | | |"
 fi
 echo
 echo "Debian's Open MPI excludes osc/pt2pt, so osc/rdma is the only one-sided path across nodes, and it"
@@ -76,3 +77,6 @@ echo "needs one BTL with put, get and fetching atomics reaching every rank: btl/
 echo "btl/ofi's need the provider's, which libfabric's net and tcp providers lack. btl/rwv emulates"
 echo "them at the target. In a lock_all epoch Open MPI 4.1.4's osc/rdma takes the target's accumulate"
 echo "lock around every MPI_Fetch_and_op (three network atomics); in an exclusive epoch it is one."
+echo "osc/rdma splits an MPI_Accumulate larger than osc_rdma_buffer_size / 8 (4 KiB by default) into"
+echo "get-op-put rounds of that size, each a round trip, whatever the BTL: docs/btl-rwv.md says what a"
+echo "larger osc_rdma_buffer_size gains."

@@ -6,7 +6,10 @@
  * lock_all epoch (Open MPI 4.1.4's osc/rdma takes the target's accumulate
  * lock around each one there: three network atomics) and in an exclusive
  * lock epoch (one network atomic), and MPI_Compare_and_swap latency in an
- * exclusive lock epoch.  Rank 0 is the origin.  Contents are checked: a broken path cannot post a number.
+ * exclusive lock epoch, and the bandwidth of MPI_Accumulate (MPI_SUM of
+ * MPI_INT over the largest SIZE, each followed by a flush, in lock_all).
+ * Rank 0 is the origin.  Contents are checked: a broken path cannot post
+ * a number.
  * When the MPI library cannot give a window or an operation fails, it
  * prints "# failed: <call>: <MPI error string>" and exits 3, so a runner
  * can put the reason in its table.
@@ -15,7 +18,7 @@
  *     -c  MPI_Win_create on malloc'd memory (default MPI_Win_allocate, which
  *         Open MPI serves from shared memory with osc/sm on one node)
  * prints: size_bytes put_us get_us put_MBps get_MBps
- *   then   fop_us LOCK_ALL EXCLUSIVE   then   cas_us X
+ *   then   fop_us LOCK_ALL EXCLUSIVE   then   cas_us X   then   acc_MBps SIZE X
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -155,6 +158,39 @@ static double compare_and_swap (MPI_Win win, int64_t *word, int *bad)
     return t;
 }
 
+/* MB/s of MPI_Accumulate (MPI_SUM of ones as MPI_INT) of SIZE bytes into
+ * rank 1's window, each followed by a flush: afterwards every int there
+ * must equal the number of accumulates. */
+static double accumulate (MPI_Win win, int *target, size_t size, int *bad)
+{
+    int count = (int) (size / sizeof (int)), iters = 20;
+    int *ones = malloc (size);
+    double t = 0;
+
+    for (int i = 0 ; i < count ; ++i) {
+        ones[i] = 1;
+    }
+    memset (target, 0, size);
+    MPI_Barrier (MPI_COMM_WORLD);
+    CHECK(MPI_Win_lock_all (0, win));
+    if (0 == rank) {
+        double t0 = MPI_Wtime ();
+
+        for (int i = 0 ; i < iters ; ++i) {
+            CHECK(MPI_Accumulate (ones, count, MPI_INT, 1, 0, count, MPI_INT, MPI_SUM, win));
+            CHECK(MPI_Win_flush (1, win));
+        }
+        t = (double) size * iters / (MPI_Wtime () - t0) / 1e6;
+    }
+    CHECK(MPI_Win_unlock_all (win));
+    MPI_Barrier (MPI_COMM_WORLD);
+    for (int i = 0 ; 1 == rank && i < count ; ++i) {
+        *bad += target[i] != iters;
+    }
+    free (ones);
+    return t;
+}
+
 int main (int argc, char **argv)
 {
     int nprocs, opt, repeats = 5, bad = 0, create = 0;
@@ -247,6 +283,16 @@ int main (int argc, char **argv)
         }
         if (0 == rank) {
             printf ("cas_us %.2f\n", bench_median (cas, repeats));
+        }
+    }
+    {
+        double acc[MAX_REPEATS];
+
+        for (int r = 0 ; r < repeats ; ++r) {
+            acc[r] = accumulate (win, (int *) base, max, &bad);
+        }
+        if (0 == rank) {
+            printf ("acc_MBps %zu %.1f\n", max, bench_median (acc, repeats));
         }
     }
     {
