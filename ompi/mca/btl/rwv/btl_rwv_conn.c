@@ -128,7 +128,6 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
     OBJ_CONSTRUCT(&conn->pending, opal_list_t);
     OBJ_CONSTRUCT(&conn->replay.unacked, opal_list_t);
     OBJ_CONSTRUCT(&conn->kept_puts, opal_list_t);
-    conn->unflushed = false;
     mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
     endpoint->conns[rail->index] = conn;
     rail->num_conns++;
