@@ -96,6 +96,16 @@ typedef struct mca_btl_rwv_gate_t {
     bool fenced;                     /* no membarrier: a mutex for everyone while the thread runs */
 } mca_btl_rwv_gate_t;
 
+/* What the data path costs, read as MPI_T counters (btl_rwv_pvars.c). */
+typedef enum {
+    MCA_BTL_RWV_COUNT_EAGER,         /* messages written into a peer's ring, over a rail or by a store */
+    MCA_BTL_RWV_COUNT_WRITES,        /* RDMA writes given to a rail, inline ones included */
+    MCA_BTL_RWV_COUNT_REQUESTED,     /* of the rail's operations, those that report their completion */
+    MCA_BTL_RWV_COUNT_REAPED,        /* such reports read from a rail's completion queue */
+    MCA_BTL_RWV_COUNT_CREDITS,       /* credit words written into a peer's tail over a rail */
+    MCA_BTL_RWV_COUNT_MAX,
+} mca_btl_rwv_counter_t;
+
 typedef struct mca_btl_rwv_cm_thread_t {
     bool running;
     pthread_t thread;
@@ -151,6 +161,7 @@ typedef struct mca_btl_rwv_module_t {
     double next_link_check;          /* CLOCK_MONOTONIC seconds */
     int reports_pending;             /* failed rails not reported yet (btl_rwv_failover.c) */
     int conns_waiting;               /* connecting, accepting or awaiting the peer's attempt */
+    uint64_t counters[MCA_BTL_RWV_COUNT_MAX];
 } mca_btl_rwv_module_t;
 
 typedef struct mca_btl_rwv_component_t {
@@ -189,6 +200,19 @@ typedef struct mca_btl_rwv_component_t {
 
 OPAL_DECLSPEC extern mca_btl_rwv_component_t mca_btl_rwv_component;
 extern mca_btl_rwv_module_t mca_btl_rwv_module_template;
+
+/* Posts come from the caller's thread and from the progressing one: with
+ * MPI threads two may count at once. */
+static inline void mca_btl_rwv_count (mca_btl_rwv_counter_t which)
+{
+    uint64_t *counter = &mca_btl_rwv_component.module->counters[which];
+
+    if (opal_using_threads ()) {
+        (void) __atomic_fetch_add (counter, 1, __ATOMIC_RELAXED);
+    } else {
+        ++*counter;
+    }
+}
 
 #define MCA_BTL_RWV_LOCK(module) mca_btl_rwv_lock (module)
 #define MCA_BTL_RWV_UNLOCK(module) mca_btl_rwv_unlock (module)

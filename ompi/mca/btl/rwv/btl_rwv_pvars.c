@@ -5,8 +5,10 @@
  * btl_rwv_peers_connected, the peers it has a live connection to;
  * btl_rwv_hot_peers, btl_rwv_promotions and btl_rwv_demotions, the hot
  * set's state (btl_rwv_hotset.c).  Read when asked, from the connection
- * table and the hot set's own counters: nothing more is counted on the
- * data path.
+ * table and the hot set's own counters.
+ * And what the data path costs (mca_btl_rwv_counter_t): eager messages,
+ * rail writes, completions asked for and reaped, credit writes.  Divided
+ * by each other they say what one message costs a NIC, without a clock.
  */
 #include "opal_config.h"
 
@@ -65,6 +67,42 @@ static int rwv_pvar_hotset (const struct mca_base_pvar_t *pvar, void *value, voi
     return OPAL_SUCCESS;
 }
 
+static int rwv_pvar_counter (const struct mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    const mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    *(unsigned long *) value = NULL == module ? 0 : (unsigned long) module->counters[(intptr_t) pvar->ctx];
+    return OPAL_SUCCESS;
+}
+
+static void rwv_pvar_register_counters (const mca_base_component_t *component, int flags)
+{
+    static const struct {
+        const char *name, *description;
+    } counters[MCA_BTL_RWV_COUNT_MAX] = {
+        [MCA_BTL_RWV_COUNT_EAGER] = {"eager_messages",
+            "Eager messages written into a peer's ring (over a rail, or stored into a ring shared on this node), "
+            "rwv's own (hellos, ring changes, atomics) included"},
+        [MCA_BTL_RWV_COUNT_WRITES] = {"writes_posted",
+            "RDMA writes given to a rail: eager messages, credits, puts and their pieces, flush markers"},
+        [MCA_BTL_RWV_COUNT_REQUESTED] = {"completions_requested",
+            "Rail operations (writes and reads) posted with a completion to report: each costs the NIC a "
+            "completion entry and progress a read of it"},
+        [MCA_BTL_RWV_COUNT_REAPED] = {"completions_reaped",
+            "Completions of this process's own operations read from a rail's completion queue (arrivals of "
+            "the peers' writes are not counted)"},
+        [MCA_BTL_RWV_COUNT_CREDITS] = {"credit_writes",
+            "Writes of a credit word into a peer's ring over a rail: the receiver said what it consumed "
+            "because it had no message of its own to carry it"},
+    };
+
+    for (int i = 0 ; i < MCA_BTL_RWV_COUNT_MAX ; ++i) {
+        (void) mca_base_component_pvar_register (component, counters[i].name, counters[i].description,
+            OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG, NULL,
+            MCA_BASE_VAR_BIND_NO_OBJECT, flags, rwv_pvar_counter, NULL, NULL, (void *) (intptr_t) i);
+    }
+}
+
 void mca_btl_rwv_pvars_register (void)
 {
     const mca_base_component_t *component = &mca_btl_rwv_component.super.btl_version;
@@ -93,4 +131,5 @@ void mca_btl_rwv_pvars_register (void)
         "Times a hot peer silent longest gave its ring up to a busier cold one",
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG, NULL,
         MCA_BASE_VAR_BIND_NO_OBJECT, flags, rwv_pvar_hotset, NULL, NULL, (void *) 2);
+    rwv_pvar_register_counters (component, flags);
 }

@@ -260,6 +260,9 @@ static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, voi
     }
     if (0 != rc) {
         mca_btl_rwv_op_posted (op, false);
+    } else {
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
     }
     return ofi_errno_to_opal (rc);
 }
@@ -270,6 +273,9 @@ static int ofi_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t l
     ssize_t rc = with_imm ? fi_inject_writedata (ofi_ep (conn), buf, len, imm, 0, raddr, rkey)
                           : fi_inject_write (ofi_ep (conn), buf, len, 0, raddr, rkey);
 
+    if (0 == rc) {
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
+    }
     return ofi_errno_to_opal (rc);
 }
 
@@ -282,6 +288,8 @@ static int ofi_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc
     rc = fi_read (ofi_ep (conn), buf, len, desc, 0, raddr, rkey, op);
     if (0 != rc) {
         mca_btl_rwv_op_posted (op, false);
+    } else {
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
     }
     return ofi_errno_to_opal (rc);
 }
@@ -411,6 +419,7 @@ static int ofi_cq_errors (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
 
     while (fi_cq_readerr (cq, &err, 0) > 0) {
         ++count;
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REAPED);
         if (NULL == err.op_context) {
             continue;
         }
@@ -434,8 +443,11 @@ static int ofi_poll_cq (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
     for (ssize_t i = 0 ; i < n ; ++i) {
         if (entries[i].flags & FI_REMOTE_CQ_DATA) {
             mca_btl_rwv_conn_remote_data (&rail->super, NULL, (uint32_t) entries[i].data);
-        } else if (NULL != entries[i].op_context) {
-            mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) entries[i].op_context, OPAL_SUCCESS);
+        } else {
+            mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REAPED);
+            if (NULL != entries[i].op_context) {
+                mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) entries[i].op_context, OPAL_SUCCESS);
+            }
         }
     }
     return n > 0 ? (int) n : 0;

@@ -216,6 +216,10 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
         }
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
+    if (IBV_WR_RDMA_READ != opcode) {
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
+    }
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED); /* every send is signalled (sq_sig_all) */
     return OPAL_SUCCESS;
 }
 
@@ -392,6 +396,7 @@ static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_w
         }
         return;
     }
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REAPED);
     if (0 == wc->wr_id) {
         return; /* an inline write */
     }

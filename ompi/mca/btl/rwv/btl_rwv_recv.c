@@ -128,6 +128,9 @@ static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn, bool now)
     }
     if (OPAL_SUCCESS == mca_btl_rwv_tail_inject (conn, MCA_BTL_RWV_TAIL_CREDITS, &conn->local.recv_seq)) {
         conn->local.credits_reported = conn->local.recv_seq;
+        if (NULL == conn->peer.ring) {
+            mca_btl_rwv_count (MCA_BTL_RWV_COUNT_CREDITS);
+        }
     }
 }
 

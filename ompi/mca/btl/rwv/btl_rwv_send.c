@@ -175,6 +175,7 @@ static void mca_btl_rwv_conn_retain (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_
 
 static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
 {
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_EAGER);
     conn->peer.send_seq++;
     conn->peer.next_slot = conn->peer.next_slot + 1 == conn->peer.slots ? 0 : conn->peer.next_slot + 1;
     conn->peer.owe_hello = false;
