@@ -218,6 +218,7 @@ run_test "rwv: unreachable and dying peers"             "$t/btl/test_rwv_failure
 CORE=1 run_test "rwv: a peer busy computing at first contact"    "$t/btl/test_rwv_busy_peers.sh"
 run_test "rwv: outsiders on the rail network are refused" "$t/btl/test_rwv_outsiders.sh"
 CORE=1 run_test "rwv: multi-rail striping and failover"       "$t/btl/test_rwv_multirail.sh"
+CORE=1 run_test "rwv: small messages written in batches, exactly once" "$t/btl/test_rwv_batching.sh"
 CORE=1 run_test "rwv: MPI one-sided (osc/rdma) on 1, 2, 3 nodes" "$t/btl/test_rwv_onesided.sh"
 run_test "rwv: a member sending malformed data is refused" "$t/btl/test_rwv_member_faults.sh"
 run_test "rwv: same-node peers share rings, fall back, die cleanly" "$t/btl/test_rwv_same_node.sh"

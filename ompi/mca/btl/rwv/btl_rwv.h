@@ -128,6 +128,7 @@ typedef struct mca_btl_rwv_module_t {
     opal_free_list_t eager_frags;    /* send buffers, registered on every rail */
     opal_free_list_t rdma_ops;       /* put/get requests */
     opal_free_list_t pieces;         /* the part of a put/get on one rail; flush markers */
+    opal_free_list_t batches;        /* eager messages written with one post */
     opal_free_list_t atomics;        /* atomics waiting for their reply */
     opal_free_list_t cma_handles;    /* handles of memory only single copies reach (btl_rwv_cma.c) */
     struct mca_btl_rwv_frag_t *marker; /* registered source of the flush markers */
@@ -187,6 +188,7 @@ typedef struct mca_btl_rwv_component_t {
     char *rail_bandwidth;            /* Mbit/s per rail, comma separated; empty: measured */
     int stripe_min_size;             /* smallest piece of a striped put or get */
     int stripe_eager_threshold;      /* eager messages this big are split across rails */
+    int write_batch;                 /* most waiting eager messages written with one post */
     int eager_rail;                  /* mca_btl_rwv_eager_rail_t */
     bool one_sided;                  /* put rwv first in osc_rdma_btls */
     int single_copy;                 /* mca_btl_rwv_single_copy_t */

@@ -131,6 +131,10 @@ typedef struct mca_btl_rwv_replay_t {
      * and only if the peer is still reachable then: a peer that dies
      * closes every rail, and one message about its death says it all */
     char failed_why[96];
+    /* the peer's host and process, as they were: a report made at finalize
+     * comes after Open MPI 4.1 has let go of the peer's process names */
+    char failed_peer[64];
+    char failed_name[48];
     double warn_at;            /* 0: nothing to report */
     uint8_t *seen;             /* once failed: replays of its messages delivered, by seq after recv_seq */
     /* a failed rail to a live peer is re-established once its link is up

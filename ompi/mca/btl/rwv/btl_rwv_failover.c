@@ -121,6 +121,9 @@ void mca_btl_rwv_rail_failed (mca_btl_rwv_conn_t *conn, const char *why)
     opal_list_t queued;
 
     snprintf (conn->replay.failed_why, sizeof (conn->replay.failed_why), "%s", why);
+    snprintf (conn->replay.failed_peer, sizeof (conn->replay.failed_peer), "%s", mca_btl_rwv_peer_host (endpoint));
+    snprintf (conn->replay.failed_name, sizeof (conn->replay.failed_name), "%s",
+              OPAL_NAME_PRINT(endpoint->proc->proc_name));
     conn->replay.warn_at = mca_btl_rwv_now () + MCA_BTL_RWV_REPORT_DELAY;
     mca_btl_rwv_component.module->reports_pending++;
 
@@ -257,8 +260,7 @@ void mca_btl_rwv_report_lost_rails (double now)
         endpoint = conn->endpoint;
         if (!endpoint->failed) {
             rwv_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, OPAL_PROC_MY_HOSTNAME,
-                           mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
-                           conn->rail->name, conn->replay.failed_why, mca_btl_rwv_endpoint_live_rails (endpoint, NULL));
+                           conn->replay.failed_peer, conn->replay.failed_name, conn->rail->name, conn->replay.failed_why, mca_btl_rwv_endpoint_live_rails (endpoint, NULL));
         }
     }
 }

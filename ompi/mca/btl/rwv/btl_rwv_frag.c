@@ -20,12 +20,13 @@ static void mca_btl_rwv_frag_construct (mca_btl_rwv_frag_t *frag)
 OBJ_CLASS_INSTANCE(mca_btl_rwv_frag_t, mca_btl_base_descriptor_t, mca_btl_rwv_frag_construct, NULL);
 OBJ_CLASS_INSTANCE(mca_btl_rwv_rdma_op_t, opal_free_list_item_t, NULL, NULL);
 OBJ_CLASS_INSTANCE(mca_btl_rwv_piece_t, opal_free_list_item_t, NULL, NULL);
+OBJ_CLASS_INSTANCE(mca_btl_rwv_batch_t, opal_free_list_item_t, NULL, NULL);
 
 static bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status);
 
 static void mca_btl_rwv_frag_write_complete (mca_btl_rwv_op_t *op, int status)
 {
-    mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) ((char *) op - offsetof (mca_btl_rwv_frag_t, op));
+    mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_of_op (op);
 
     /* a write that failed, or completed on a rail that failed since, may be replayed elsewhere */
     if (NULL != frag->conn && (OPAL_SUCCESS != status || MCA_BTL_RWV_CONN_FAILED == frag->conn->state) &&

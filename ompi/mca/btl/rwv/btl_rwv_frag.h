@@ -99,6 +99,21 @@ typedef struct mca_btl_rwv_piece_t {
 } mca_btl_rwv_piece_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_piece_t);
 
+/* Eager messages written with one post (btl_rwv_send.c): its completion
+ * is each one's, in order. */
+typedef struct mca_btl_rwv_batch_t {
+    mca_btl_rwv_op_t op;
+    int count;
+    mca_btl_rwv_op_t *ops[MCA_BTL_RWV_MAX_BATCH];
+} mca_btl_rwv_batch_t;
+OBJ_CLASS_DECLARATION(mca_btl_rwv_batch_t);
+
+/* The frag whose ring write OP is. */
+static inline mca_btl_rwv_frag_t *mca_btl_rwv_frag_of_op (mca_btl_rwv_op_t *op)
+{
+    return (mca_btl_rwv_frag_t *) ((char *) op - offsetof (mca_btl_rwv_frag_t, op));
+}
+
 /* A RING message names a ring of the connection it goes on
  * (btl_rwv_hotset.c): it is never kept for replay nor moved to another
  * rail; a failing connection drops it with the hot ring it offered. */

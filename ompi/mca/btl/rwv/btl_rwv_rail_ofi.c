@@ -267,6 +267,34 @@ static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, voi
     return ofi_errno_to_opal (rc);
 }
 
+/* One message with COUNT pieces of local memory and as many remote
+ * places: the tcp provider sends it with one system call. */
+static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, int count, uint64_t rkey,
+                       mca_btl_rwv_op_t *op)
+{
+    struct iovec local[MCA_BTL_RWV_MAX_BATCH];
+    struct fi_rma_iov remote[MCA_BTL_RWV_MAX_BATCH];
+    void *desc[MCA_BTL_RWV_MAX_BATCH];
+    struct fi_msg_rma msg = {.msg_iov = local, .desc = desc, .iov_count = (size_t) count, .rma_iov = remote,
+                             .rma_iov_count = (size_t) count, .context = op};
+    ssize_t rc;
+
+    for (int i = 0 ; i < count ; ++i) {
+        local[i] = (struct iovec) {.iov_base = (void *) iov[i].buf, .iov_len = iov[i].len};
+        remote[i] = (struct fi_rma_iov) {.addr = iov[i].raddr, .len = iov[i].len, .key = rkey};
+        desc[i] = iov[i].desc;
+    }
+    mca_btl_rwv_op_posted (op, true);
+    rc = fi_writemsg (ofi_ep (conn), &msg, FI_COMPLETION);
+    if (0 != rc) {
+        mca_btl_rwv_op_posted (op, false);
+    } else {
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
+    }
+    return ofi_errno_to_opal (rc);
+}
+
 static int ofi_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr,
                              uint64_t rkey, bool with_imm, uint32_t imm)
 {
@@ -537,6 +565,7 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
     .reject = ofi_reject,
     .disconnect = ofi_disconnect,
     .write = ofi_write,
+    .writev = ofi_writev,
     .inject_write = ofi_inject_write,
     .read = ofi_read,
     .mr_reg = ofi_mr_reg,

@@ -140,6 +140,15 @@ static int ofi_eq_open (mca_btl_rwv_ofi_rail_t *rail)
     return fi_eq_open (rail->fabric, &eq_attr, &rail->eq, NULL);
 }
 
+/* A batch of writes is one message of as many pieces, local and remote. */
+static size_t ofi_batch_limit (const struct fi_info *info)
+{
+    size_t limit = MCA_BTL_RWV_MAX_BATCH;
+
+    limit = info->tx_attr->iov_limit < limit ? info->tx_attr->iov_limit : limit;
+    return info->tx_attr->rma_iov_limit < limit ? info->tx_attr->rma_iov_limit : limit;
+}
+
 static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
 {
     mca_btl_rwv_ofi_rail_t *rail = calloc (1, sizeof (*rail));
@@ -176,6 +185,7 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
     rail->super.addr.prefix_len = (uint8_t) ofi_prefix_len (info);
     rail->super.addr.loopback = (ntohl (bound.sin_addr.s_addr) >> 24) == 127;
     rail->super.inject_size = info->tx_attr->inject_size;
+    rail->super.max_batch = (int) ofi_batch_limit (info);
     rail->super.virt_addr = !!(info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
     /* tcp copies each write from the socket into memory in stream order */
     rail->super.ordered_placement = 0 == strcmp (info->fabric_attr->prov_name, "tcp");

@@ -62,6 +62,12 @@ static bool mca_btl_rwv_fits_slot (const mca_btl_rwv_conn_t *conn, size_t len)
     return MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->peer.slot_size;
 }
 
+/* Connected, and the peer has a free slot for us. */
+static bool mca_btl_rwv_conn_writable (mca_btl_rwv_conn_t *conn)
+{
+    return mca_btl_rwv_conn_ready (conn) && mca_btl_rwv_has_credit (conn);
+}
+
 /* Where a message of `total' bytes must land to end at its slot's end. */
 static uint64_t mca_btl_rwv_slot_raddr (const mca_btl_rwv_conn_t *conn, size_t total)
 {
@@ -173,13 +179,19 @@ static void mca_btl_rwv_conn_retain (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_
     (void) mca_btl_rwv_poll_want (conn);
 }
 
-static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
+/* The next message goes into the next slot. */
+static void mca_btl_rwv_advance (mca_btl_rwv_conn_t *conn)
 {
-    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_EAGER);
     conn->peer.send_seq++;
     conn->peer.next_slot = conn->peer.next_slot + 1 == conn->peer.slots ? 0 : conn->peer.next_slot + 1;
     conn->peer.owe_hello = false;
     conn->local.credits_reported = conn->local.recv_seq;
+}
+
+static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_EAGER);
+    mca_btl_rwv_advance (conn);
 }
 
 /* FRAG into the peer's slot. */
@@ -221,26 +233,129 @@ static int mca_btl_rwv_write_fetch (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t
     return rc;
 }
 
+/* FRAG is about to be written as CONN's next message. */
+static void mca_btl_rwv_frag_begin (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
+{
+    frag->conn = conn;
+    frag->seq = conn->peer.send_seq + 1;
+    frag->puts_before = conn->small_puts;
+    frag->in_flight = true;
+}
+
 /* The frag stays until the peer has consumed it when the peer reads it
  * from here, and to a peer with other rails, so that a failing rail can
  * hand it on (btl_rwv_failover.c). */
+static void mca_btl_rwv_frag_written (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag, bool fetched)
+{
+    if ((fetched || conn->endpoint->num_rails > 1) && !mca_btl_rwv_frag_stays_on_conn (frag)) {
+        mca_btl_rwv_conn_retain (conn, frag);
+    }
+}
+
 static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
     bool fetched = !mca_btl_rwv_fits_slot (conn, frag->segment.seg_len);
     int rc;
 
-    frag->conn = conn;
-    frag->seq = conn->peer.send_seq + 1;
-    frag->puts_before = conn->small_puts;
-    frag->in_flight = true;
+    mca_btl_rwv_frag_begin (conn, frag);
     rc = fetched ? mca_btl_rwv_write_fetch (conn, frag) : mca_btl_rwv_write_slot (conn, frag);
     if (OPAL_SUCCESS != rc) {
         frag->in_flight = false;
         return rc;
     }
     mca_btl_rwv_sent (conn);
-    if ((fetched || conn->endpoint->num_rails > 1) && !mca_btl_rwv_frag_stays_on_conn (frag)) {
-        mca_btl_rwv_conn_retain (conn, frag);
+    mca_btl_rwv_frag_written (conn, frag, fetched);
+    return OPAL_SUCCESS;
+}
+
+static void mca_btl_rwv_batch_complete (mca_btl_rwv_op_t *op, int status)
+{
+    mca_btl_rwv_batch_t *batch = (mca_btl_rwv_batch_t *) op;
+
+    for (int i = 0 ; i < batch->count ; ++i) {
+        mca_btl_rwv_op_report (batch->ops[i], status);
+    }
+    opal_free_list_return (&mca_btl_rwv_component.module->batches, &batch->op.super);
+}
+
+static int mca_btl_rwv_batch_limit (const mca_btl_rwv_conn_t *conn)
+{
+    return conn->rail->max_batch < mca_btl_rwv_component.write_batch ? conn->rail->max_batch :
+        mca_btl_rwv_component.write_batch;
+}
+
+/* Is a frag waiting on CONN, to be written into its slot (not read by the peer from here)? */
+static bool mca_btl_rwv_slot_waits (mca_btl_rwv_conn_t *conn)
+{
+    return !opal_list_is_empty (&conn->pending) &&
+        mca_btl_rwv_fits_slot (conn, ((mca_btl_rwv_frag_t *) opal_list_get_first (&conn->pending))->segment.seg_len);
+}
+
+/* Does what waits on CONN start a batch: two frags or more, the first
+ * for its slot, on a ring written without immediate data (a batch is
+ * one write to the peer's transport, and would be one arrival). */
+static bool mca_btl_rwv_batch_starts (mca_btl_rwv_conn_t *conn)
+{
+    return mca_btl_rwv_batch_limit (conn) > 1 && NULL == conn->peer.ring && !conn->peer.notify_imm &&
+        opal_list_get_size (&conn->pending) > 1 && mca_btl_rwv_slot_waits (conn);
+}
+
+/* Nothing of BATCH was written: its frags wait again as before. */
+static void mca_btl_rwv_batch_undo (mca_btl_rwv_conn_t *conn, mca_btl_rwv_batch_t *batch, uint64_t send_seq,
+                                    uint32_t next_slot, bool owe_hello, uint64_t credits_reported)
+{
+    for (int i = batch->count - 1 ; i >= 0 ; --i) {
+        mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_of_op (batch->ops[i]);
+
+        mca_btl_rwv_op_posted (&frag->op, false);
+        frag->in_flight = false;
+        opal_list_prepend (&conn->pending, &frag->base.super.super);
+    }
+    conn->peer.send_seq = send_seq;
+    conn->peer.next_slot = next_slot;
+    conn->peer.owe_hello = owe_hello;
+    conn->local.credits_reported = credits_reported;
+    opal_free_list_return (&mca_btl_rwv_component.module->batches, &batch->op.super);
+}
+
+/* What waits on CONN, up to the rail's batch, each in its own slot with
+ * its own header, in one post: one system call or doorbell, and one
+ * completion, for them all. */
+static int mca_btl_rwv_write_batch (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_batch_t *batch = (mca_btl_rwv_batch_t *) opal_free_list_get (&mca_btl_rwv_component.module->batches);
+    uint64_t send_seq = conn->peer.send_seq, credits_reported = conn->local.credits_reported;
+    uint32_t next_slot = conn->peer.next_slot;
+    bool owe_hello = conn->peer.owe_hello;
+    mca_btl_rwv_iov_t iov[MCA_BTL_RWV_MAX_BATCH];
+    int rc;
+
+    if (NULL == batch) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    batch->op.complete = mca_btl_rwv_batch_complete;
+    batch->count = 0;
+    do {
+        mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending);
+        size_t total;
+
+        mca_btl_rwv_frag_begin (conn, frag);
+        total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, frag->hdr_flags, frag);
+        iov[batch->count] = (mca_btl_rwv_iov_t) {.buf = frag->buf, .len = total,
+            .desc = frag->reg->desc[conn->rail->index], .raddr = mca_btl_rwv_slot_raddr (conn, total)};
+        batch->ops[batch->count++] = &frag->op;
+        mca_btl_rwv_op_posted (&frag->op, true);
+        mca_btl_rwv_advance (conn);
+    } while (batch->count < mca_btl_rwv_batch_limit (conn) && mca_btl_rwv_slot_waits (conn) &&
+             mca_btl_rwv_conn_writable (conn));
+    rc = conn->rail->ops->writev (conn, iov, batch->count, conn->peer.ring_rkey, &batch->op);
+    if (OPAL_SUCCESS != rc) {
+        mca_btl_rwv_batch_undo (conn, batch, send_seq, next_slot, owe_hello, credits_reported);
+        return rc;
+    }
+    for (int i = 0 ; i < batch->count ; ++i) {
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_EAGER);
+        mca_btl_rwv_frag_written (conn, mca_btl_rwv_frag_of_op (batch->ops[i]), false);
     }
     return OPAL_SUCCESS;
 }
@@ -260,12 +375,6 @@ static int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, siz
     return rc;
 }
 
-/* Connected, and the peer has a free slot for us. */
-static bool mca_btl_rwv_conn_writable (mca_btl_rwv_conn_t *conn)
-{
-    return mca_btl_rwv_conn_ready (conn) && mca_btl_rwv_has_credit (conn);
-}
-
 static bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn)
 {
     return opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_writable (conn);
@@ -277,8 +386,15 @@ static bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn)
 void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn)
 {
     while (!opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_writable (conn)) {
-        mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending);
+        mca_btl_rwv_frag_t *frag;
 
+        if (mca_btl_rwv_batch_starts (conn)) {
+            if (OPAL_SUCCESS != mca_btl_rwv_write_batch (conn)) {
+                return; /* the transport is full: retry from progress */
+            }
+            continue;
+        }
+        frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending);
         if (OPAL_SUCCESS != mca_btl_rwv_write_frag (conn, frag)) {
             opal_list_prepend (&conn->pending, &frag->base.super.super);
             return; /* the transport is full: retry from progress */

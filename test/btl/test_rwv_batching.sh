@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+# Proves that eager messages waiting behind their credits are written in
+# batches (several into the peer's ring with one post) and still arrive
+# exactly once, in order, every byte right (test_small_stream: windows of
+# 64 messages of 0 B to just over the eager limit, each byte depending on
+# the message's number), between 2 emulated nodes, so the rails are the
+# only path:
+#  - one rail: btl/rwv's own counters show fewer rail writes than
+#    messages, and with btl_rwv_write_batch 1 (no batches) more, so the
+#    count tells the two apart;
+#  - the receivers stop calling MPI for 3 s half way (a peer that stops
+#    consuming), both ways at once, and cold rings written with immediate
+#    data (no batches there);
+#  - two rails, and one taken down in the middle of the stream: a batch
+#    the dying rail held is replayed on the other, once.
+set -u
+. "$(dirname "$0")/../cluster/cluster.sh"
+. "$(dirname "$0")/../lib.sh"
+bin=$RWV_BUILD/test/mpi/test_small_stream
+out=$(mktemp)
+err=$(mktemp)
+stop=$(mktemp -u)
+trap 'rm -f "$out" "$err" "$stop"; cluster_down' EXIT
+two=(-np 2 --map-by node --mca btl self,rwv)
+
+writes_per_message () { sed -n 's/^# writes per message //p' "$out"; }
+
+stream () { # label check-writes(below|above|-) mpirun-and-stream-args...
+    local label=$1 check=$2 rc w
+    shift 2
+    timeout 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' job "$(dirname "$0")/../cluster/cluster.sh" "$@" > "$out" 2> "$err"
+    rc=$?
+    w=$(writes_per_message)
+    if [ "$rc" -ne 0 ] || ! grep -q '^ok - ' "$out" || [ -z "$w" ]; then
+        echo "not ok - $label: exit $rc"; cat "$out"; grep -v '^$' "$err" | tail -8
+    elif [ "$check" = below ] && ! awk -v w="$w" 'BEGIN {exit !(w < 0.9)}'; then
+        echo "not ok - $label: $w rail writes per message, no batches written"
+    elif [ "$check" = above ] && ! awk -v w="$w" 'BEGIN {exit !(w >= 1)}'; then
+        echo "not ok - $label: $w rail writes per message with batches turned off"
+    else
+        echo "ok - $label: $(sed -n 's/^ok - //p' "$out"), $w rail writes per message"
+    fi
+}
+
+cluster_up 2 1 || exit $?
+stream "batches on one rail" below "${two[@]}" "$bin" -n 150
+stream "btl_rwv_write_batch 1: one write per message" above "${two[@]}" --mca btl_rwv_write_batch 1 "$bin" -n 150
+stream "receivers stop consuming for 3 s, both ways" below "${two[@]}" "$bin" -n 100 -b -p 3
+stream "cold rings (btl_rwv_hot_peers 0), both ways" - "${two[@]}" --mca btl_rwv_hot_peers 0 "$bin" -n 60 -b
+cluster_down
+
+# Stream until told to stop; take r2 of node 2 down once 20 windows have
+# passed, let 20 more pass on the other rail, then stop.
+rail_down () {
+    local pid rc
+    rm -f "$stop"
+    : > "$out"
+    timeout 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' job "$(dirname "$0")/../cluster/cluster.sh" \
+        "${two[@]}" "$bin" -n 2 -b -t 1 -f "$stop" > "$out" &
+    pid=$!
+    wait_for_line "$out" '^# progress 20$'
+    ip -n "$(cluster_node_name 2)" link set r2 down
+    wait_for_line "$out" '^# progress 40$'
+    touch "$stop"
+    wait $pid
+    rc=$?
+    ip -n "$(cluster_node_name 2)" link set r2 up
+    cluster_wait_links 2 2 2>/dev/null
+    return $rc
+}
+cluster_up 2 2 || exit $?
+RWV_EXPECT="lost a rail to host rwvn" run_keeping_help "$err" rail_down
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^ok - ' "$out" && grep -q 'lost a rail to host rwvn' "$err" &&
+   grep -q '^# progress 40$' "$out"; then
+    echo "ok - r2 of 2 rails down in the middle of a two-way stream of batched small messages:" \
+         "$(sed -n 's/^ok - //p' "$out")"
+else
+    echo "not ok - a rail down under batched small messages: exit $rc"; grep -v '^# progress' "$out" | tail -5
+    grep -v '^$' "$err" | tail -10
+fi

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * A stream of small messages in windows of 64 nonblocking sends, the
+ * traffic that makes btl/rwv queue messages behind its credits and write
+ * them in batches.  Rank i of the first half streams to rank i of the
+ * second half (-b: both ways at once).  Sizes cycle through every
+ * threshold below and just above the eager limit: empty, inline, a cold
+ * slot, a striped eager message, a full slot, a rendezvous.  Every byte of
+ * every message depends on its number in the stream, so a lost message
+ * hangs the receiver (the test's timeout), and one delivered twice, out of
+ * order or damaged shows as wrong bytes.
+ * -p SECONDS: half way, every receiver stops calling MPI for that long (a
+ * peer that stops consuming), then goes on.  -t TICK: rank 0 prints
+ * "# progress N" every TICK windows, for a test to act in the middle; -f
+ * FILE: the stream goes on after COUNT windows until FILE exists.
+ * At the end rank 0 prints "ok - ..." and, when btl/rwv carried it, the
+ * rail writes per eager message over every rank ("# writes per message X").
+ *
+ *   test_small_stream [-n WINDOWS] [-b] [-p SECONDS] [-t TICK] [-f FILE]
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WINDOW 64
+
+static const size_t sizes[] = {0, 1, 7, 8, 64, 96, 97, 128, 1000, 1024, 1056, 4096, 16383, 16384, 32768, 65000,
+                               65504, 65536, 70000};
+#define NUM_SIZES (sizeof (sizes) / sizeof (sizes[0]))
+#define MAX_SIZE 70000
+
+static unsigned char pattern (uint64_t number, size_t i)
+{
+    uint64_t x = (number + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t) i * 0xbf58476d1ce4e5b9ull;
+    return (unsigned char) (x >> 31 ^ x >> 11);
+}
+
+static size_t size_of (uint64_t number)
+{
+    return sizes[(number * 7) % NUM_SIZES];
+}
+
+static void fill (unsigned char *buf, uint64_t number)
+{
+    for (size_t i = 0 ; i < size_of (number) ; ++i) {
+        buf[i] = pattern (number, i);
+    }
+}
+
+static long wrong_bytes (const unsigned char *buf, uint64_t number)
+{
+    long wrong = 0;
+
+    for (size_t i = 0 ; i < size_of (number) ; ++i) {
+        wrong += buf[i] != pattern (number, i);
+    }
+    return wrong;
+}
+
+/* Handles on two btl/rwv counters, opened before the stream: a counter
+ * counts from its handle's allocation. */
+typedef struct {
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle handle[2];
+    int found;
+} counters_t;
+
+static void counters_open (counters_t *c, const char *num_name, const char *den_name)
+{
+    const char *names[2] = {num_name, den_name};
+    int num = 0;
+
+    c->found = 0;
+    MPI_T_pvar_session_create (&c->session);
+    MPI_T_pvar_get_num (&num);
+    for (int i = 0 ; i < num ; ++i) {
+        char vname[256], desc[1024];
+        int vlen = sizeof (vname), dlen = sizeof (desc), verbosity, var_class, bind, readonly, continuous, atomic, n;
+        MPI_Datatype type;
+        MPI_T_enum enumtype;
+
+        if (MPI_SUCCESS != MPI_T_pvar_get_info (i, vname, &vlen, &verbosity, &var_class, &type, &enumtype, desc,
+                                                &dlen, &bind, &readonly, &continuous, &atomic)) {
+            continue;
+        }
+        for (int k = 0 ; k < 2 ; ++k) {
+            if (0 == strcmp (vname, names[k]) &&
+                MPI_SUCCESS == MPI_T_pvar_handle_alloc (c->session, i, NULL, &c->handle[k], &n)) {
+                c->found |= 1 << k;
+            }
+        }
+    }
+}
+
+/* The first counter over the second, each summed over every rank; -1 without rwv. */
+static double counters_ratio (counters_t *c)
+{
+    unsigned long mine[2] = {0, 0}, all[2];
+    int found = c->found;
+
+    for (int k = 0 ; k < 2 ; ++k) {
+        if (c->found & (1 << k)) {
+            MPI_T_pvar_read (c->session, c->handle[k], &mine[k]);
+        }
+    }
+    MPI_Allreduce (mine, all, 2, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce (MPI_IN_PLACE, &found, 1, MPI_INT, MPI_BAND, MPI_COMM_WORLD);
+    MPI_T_pvar_session_free (&c->session);
+    return 3 == found && all[1] ? (double) all[0] / all[1] : -1.0;
+}
+
+int main (int argc, char **argv)
+{
+    int rank, nprocs, opt, windows = 200, both = 0, pause_s = 0, tick = 0, provided;
+    const char *until = NULL;
+    long wrong = 0, total_wrong = 0;
+    uint64_t messages = 0;
+
+    MPI_Init (&argc, &argv);
+    MPI_T_init_thread (MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_rank (MPI_COMM_WORLD, &rank);
+    MPI_Comm_size (MPI_COMM_WORLD, &nprocs);
+    while (-1 != (opt = getopt (argc, argv, "n:bp:t:f:"))) {
+        switch (opt) {
+        case 'n': windows = atoi (optarg); break;
+        case 'b': both = 1; break;
+        case 'p': pause_s = atoi (optarg); break;
+        case 't': tick = atoi (optarg); break;
+        case 'f': until = optarg; break;
+        default: MPI_Abort (MPI_COMM_WORLD, 2);
+        }
+    }
+    if (nprocs % 2 || windows < 2) {
+        if (0 == rank) {
+            fprintf (stderr, "usage: mpirun -np 2N %s [-n WINDOWS>=2] [-b] [-p SECONDS] [-t TICK] [-f FILE]\n", argv[0]);
+        }
+        MPI_Abort (MPI_COMM_WORLD, 2);
+    }
+
+    int half = nprocs / 2, peer = rank < half ? rank + half : rank - half;
+    int sends = rank < half || both, recvs = rank >= half || both;
+    unsigned char *sbuf = malloc ((size_t) WINDOW * MAX_SIZE), *rbuf = malloc ((size_t) WINDOW * MAX_SIZE);
+    int go_on = 1;
+    counters_t counters;
+
+    counters_open (&counters, "btl_rwv_writes_posted", "btl_rwv_eager_messages");
+
+    for (int w = 0 ; go_on ; ++w) {
+        MPI_Request req[2 * WINDOW];
+        int n = 0;
+
+        if (recvs && pause_s && w == windows / 2) {
+            sleep ((unsigned) pause_s); /* the sender's messages pile up meanwhile */
+        }
+        for (int k = 0 ; k < WINDOW && recvs ; ++k) {
+            uint64_t number = messages + k;
+
+            MPI_Irecv (rbuf + (size_t) k * MAX_SIZE, (int) size_of (number), MPI_BYTE, peer, 5, MPI_COMM_WORLD,
+                       &req[n++]);
+        }
+        for (int k = 0 ; k < WINDOW && sends ; ++k) {
+            uint64_t number = messages + k;
+
+            fill (sbuf + (size_t) k * MAX_SIZE, number);
+            MPI_Isend (sbuf + (size_t) k * MAX_SIZE, (int) size_of (number), MPI_BYTE, peer, 5, MPI_COMM_WORLD,
+                       &req[n++]);
+        }
+        MPI_Waitall (n, req, MPI_STATUSES_IGNORE);
+        for (int k = 0 ; k < WINDOW && recvs ; ++k) {
+            wrong += wrong_bytes (rbuf + (size_t) k * MAX_SIZE, messages + k);
+        }
+        messages += WINDOW;
+        if (0 == rank && tick && 0 == (w + 1) % tick) {
+            printf ("# progress %d\n", w + 1);
+            fflush (stdout);
+        }
+        go_on = w + 1 < windows || (NULL != until && 0 != access (until, F_OK));
+        MPI_Bcast (&go_on, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    MPI_Reduce (&wrong, &total_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    double writes = counters_ratio (&counters);
+
+    if (0 == rank) {
+        printf ("%s - %llu messages of 0 B to %d B per stream in windows of %d, %s%s: %ld wrong bytes\n",
+                total_wrong ? "not ok" : "ok", (unsigned long long) messages, MAX_SIZE, WINDOW,
+                both ? "both ways" : "one way", pause_s ? ", receivers paused half way" : "", total_wrong);
+        if (writes >= 0) {
+            printf ("# writes per message %.3f\n", writes);
+        }
+    }
+    free (sbuf);
+    free (rbuf);
+    MPI_T_finalize ();
+    MPI_Finalize ();
+    return total_wrong ? 1 : 0;
+}
