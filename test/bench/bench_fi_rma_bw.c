@@ -6,7 +6,8 @@
  *
  *   server:  bench_fi_rma_bw -s ADDR [-P port] [-p provider]
  *   client:  bench_fi_rma_bw -c ADDR [-P port] [-p provider] [-w window] [-r repeats] SIZE...
- * The client prints "size_bytes MBps" (MB = 1e6 bytes, median of repeats).
+ * The client prints "size_bytes MBps" (MB = 1e6 bytes, median of repeats):
+ * about 64 MB per repeat, at most 200000 writes.
  * Each measured round ends with an RDMA read that, by the provider's
  * read-after-write ordering, completes only after every write has landed.
  */
@@ -174,7 +175,9 @@ static void client (struct fi_info *info, int window, int repeats, char **sizes,
     for (int s = 0 ; s < nsizes ; ++s) {
         size_t size = strtoull (sizes[s], NULL, 0);
         double mbps[MAX_REPEATS];
-        int rounds = (int) (64e6 / ((double) size * window)) + 1;
+        /* about 64 MB, and no more than 200000 writes for the small sizes */
+        double bytes_rounds = 64e6 / ((double) (size ? size : 1) * window), count_rounds = 200000.0 / window;
+        int rounds = (int) (bytes_rounds < count_rounds ? bytes_rounds : count_rounds) + 1;
 
         if (size > MAX_SIZE) {
             fprintf (stderr, "size %zu over %u\n", size, MAX_SIZE);
@@ -184,7 +187,7 @@ static void client (struct fi_info *info, int window, int repeats, char **sizes,
         for (int r = 0 ; r < repeats ; ++r) {
             mbps[r] = round_mbps (&entry.peer, size, window, rounds);
         }
-        printf ("%zu %.1f\n", size, bench_median (mbps, repeats));
+        printf ("%zu %.4f\n", size, bench_median (mbps, repeats));
         fflush (stdout);
     }
     fi_shutdown (ep, 0);

@@ -36,6 +36,15 @@ if have p2p-*.dat; then
         plot $(series 2 'one node, ' p2p-node-vader.dat p2p-node-tcp.dat p2p-node-rwv.dat),
              $(series 2 '2 nodes, ' p2p-net-tcp.dat p2p-net-ofi.dat p2p-net-rwv.dat)"
 fi
+if have msgrate-*.dat; then
+    curves=$( (series 2 'one node, both directions, ' msgrate-node-*.dat; echo
+              series 2 '2 nodes, ' msgrate-net-raw.dat msgrate-net-tcp.dat msgrate-net-rwv.dat) |
+              grep -v '^$' | paste -sd, -)
+    gnuplot -e "$common; set output 'msgrate.png'; set logscale x 2; $sizes; set key bottom left;
+        set title 'Message rate against message size (window 64)';
+        set xlabel 'message size'; set ylabel 'messages per second';
+        plot $curves"
+fi
 if have netpipe-*.dat; then
     gnuplot -e "$common; set output 'netpipe-throughput.png'; set logscale x 2; $sizes;
         set title 'NetPIPE throughput between 2 emulated nodes';

@@ -34,10 +34,11 @@ stamp=$(date -u +%Y%m%d-%H%M%S)
 out=${inner:-$top/bench/results/$stamp-$(hostname)$([ $full = 1 ] && echo -full)}
 mkdir -p "$out/data"
 if [ $full = 1 ]; then
-    rounds=3 sizes="1 8 64 512 4096 32768 262144 1048576 4194304 16777216"
+    rounds=3 msgrate_rounds=3 sizes="1 8 64 512 4096 32768 262144 1048576 4194304 16777216"
     rail_sizes="8192 32768 131072 1048576 4194304 16777216" rail_counts="1 2 3" barrier_n=3000 np_upper=16777216 np_options=""
 else
-    rounds=1 sizes="1 4096 32768 1048576 4194304"
+    # message rates move more than a few percent between runs: 3 rounds even in the short run
+    rounds=1 msgrate_rounds=3 sizes="1 4096 32768 1048576 4194304"
     rail_sizes="32768 1048576 4194304" rail_counts="1 2 3" barrier_n=1000 np_upper=1048576 np_options="-p 0"
 fi
 
@@ -96,6 +97,7 @@ if [ -n "$inner" ]; then
     echo "contenders are Open MPI $ompi_version's own."
     echo
     section "point to point" "$bench/bench_p2p.sh" "$rounds" "$out/data" $sizes
+    section "message rate" "$bench/bench_msgrate.sh" "$msgrate_rounds" "$out/data"
     section "barrier" "$bench/bench_barrier.sh" "$rounds" "$barrier_n" "$out/data"
     section "one-sided" "$bench/bench_onesided.sh" "$out/data"
     exit 0
@@ -110,6 +112,7 @@ fi
     fi
     section "registration cache" "$bench/bench_cache.sh"
     section "point to point" "$bench/bench_p2p.sh" "$rounds" "$out/data" $sizes
+    section "message rate" "$bench/bench_msgrate.sh" "$msgrate_rounds" "$out/data"
     section "multi-rail, tbf 1gbit" "$bench/bench_rails.sh" "$out/data" 1gbit "$rail_counts" $rail_sizes
     if [ $full = 1 ]; then
         mkdir -p "$out/data/unlimited"

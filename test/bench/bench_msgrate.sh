@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+# Message rate (test/bench/bench_msgrate, windows of 64 nonblocking sends):
+# btl/rwv against btl/tcp and the raw libfabric transport between 2
+# emulated nodes on one rail, 2 and 4 pairs of ranks at once in the manner
+# of osu_mbw_mr, and against btl/vader (5.0: btl/sm) on one node in both
+# directions.  Each round runs every contender once, in turn; figures are
+# medians over rounds.  rwv's own MPI_T counters say what one eager message
+# cost it (rail writes, completions asked for, credit writes).
+#   test/bench/bench_msgrate.sh ROUNDS OUTDIR
+# writes OUTDIR/msgrate-<where>-<contender>.dat (size messages_per_s) for
+# plots and prints markdown tables.
+set -u
+. "$(dirname "$0")/bench_lib.sh"
+bin=$build/test/bench
+rounds=$1 out=$2
+sizes="1 64 1024 8192 32768 65536"
+pair_sizes="1 1024 32768"
+mkdir -p "$out"
+# Open MPI 5.0 renamed vader to sm and keeps the old name as an alias
+shm=$(ompi_info --parsable 2>/dev/null | grep -q '^mca:btl:sm:' && echo sm || echo vader)
+
+run_rate () { # where contender launcher np args... (then bench_msgrate's own options)
+    local where=$1 name=$2 launcher=$3 np=$4 raw
+    shift 4
+    raw=$out/raw-msgrate-$where-$name
+    if $launcher -np "$np" "$@" > "$raw.out" 2> "$raw.err" && grep -q '^[0-9]' "$raw.out" &&
+       ! grep -q ERROR "$raw.out"; then
+        grep '^[0-9]' "$raw.out" >> "$raw.rounds"
+    else
+        bench_failure "$raw.err" "$raw.out" > "$raw.failed"
+    fi
+}
+
+# median per size over rounds of every column
+summarize () { # where name sizes
+    local raw=$out/raw-msgrate-$1-$2 s
+    [ -f "$raw.rounds" ] || return
+    for s in $3; do
+        awk -v s="$s" '$1 == s' "$raw.rounds" | bench_median_columns
+    done > "$out/msgrate-$1-$2.dat"
+}
+
+cell () { # where name size column
+    local dat=$out/msgrate-$1-$2.dat v
+    if [ -s "$dat" ]; then
+        v=$(awk -v s="$3" -v c="$4" '$1 == s {print $c}' "$dat")
+        echo "${v:--}"
+    else
+        echo "failed: $(cat "$out/raw-msgrate-$1-$2.failed" 2>/dev/null)"
+    fi
+}
+
+krate () { awk -v v="$1" 'BEGIN {if (v + 0 > 0) printf "%.0fk", v / 1000; else print v}'; }
+
+# ------------------------------------------------------------ one node
+for ((round = 1; round <= rounds; round++)); do
+    bench_progress "message rate, one node, both directions, round $round of $rounds"
+    run_rate node "$shm" local_mpirun 2 --mca btl self,"$shm" "$bin/bench_msgrate" -b $sizes
+    run_rate node rwv local_mpirun 2 --mca btl self,rwv "$bin/bench_msgrate" -b $sizes
+done
+for c in "$shm" rwv; do summarize node "$c" "$sizes"; done
+
+echo "## Message rate on one node, both directions at once (2 ranks, window 64; messages per second, higher is better)"
+echo
+echo "| size | $shm | rwv | rwv vs $shm |"
+echo "|---|---:|---:|---:|"
+for s in $sizes; do
+    a=$(cell node "$shm" "$s" 2); b=$(cell node rwv "$s" 2)
+    echo "| $(bench_size "$s") | $(krate "$a") | $(krate "$b") | $(bench_ratio "$b" "$a") |"
+done
+echo
+
+if ! cluster_check_privileges 2>/dev/null; then
+    echo "Two-node message rates skipped: network namespaces need root (run ./quickstart.sh as root)."
+    exit 0
+fi
+
+# ------------------------------------------------------------ 2 nodes
+cluster_up 2 1 > /dev/null || exit 1
+server=$(cluster_addr 2 1)
+for ((round = 1; round <= rounds; round++)); do
+    bench_progress "message rate, 2 nodes, round $round of $rounds"
+    ip netns exec "$(cluster_node_name 2)" timeout 120 "$bin/bench_fi_rma_bw" -s "$server" > /dev/null 2>&1 &
+    sleep 0.5
+    ip netns exec "$(cluster_node_name 1)" timeout 120 "$bin/bench_fi_rma_bw" -c "$server" -w 64 -r 3 $sizes |
+        awk '/^[0-9]/ {printf "%s %.0f\n", $1, $2 * 1e6 / $1}' >> "$out/raw-msgrate-net-raw.rounds"
+    wait
+    run_rate net tcp cluster_mpirun 2 --map-by node --mca btl self,tcp "$bin/bench_msgrate" $sizes
+    run_rate net rwv cluster_mpirun 2 --map-by node --mca btl self,rwv "$bin/bench_msgrate" -c $sizes
+    run_rate net rwv1 cluster_mpirun 2 --map-by node --mca btl self,rwv --mca btl_rwv_write_batch 1 \
+        "$bin/bench_msgrate" -c $sizes
+    # 4 and 8 ranks on this host's cores: waiting ranks yield, for both contenders alike
+    for pairs in 2 4; do
+        run_rate "pairs$pairs" tcp cluster_mpirun $((2 * pairs)) --map-by node --mca mpi_yield_when_idle 1 \
+            --mca btl self,tcp "$bin/bench_msgrate" $pair_sizes
+        run_rate "pairs$pairs" rwv cluster_mpirun $((2 * pairs)) --map-by node --mca mpi_yield_when_idle 1 \
+            --mca btl self,rwv "$bin/bench_msgrate" $pair_sizes
+    done
+done
+cluster_down
+for c in raw tcp rwv rwv1; do summarize net "$c" "$sizes"; done
+for pairs in 2 4; do
+    for c in tcp rwv; do summarize "pairs$pairs" "$c" "$pair_sizes"; done
+done
+
+echo "## Message rate between 2 emulated nodes, 1 rail (window 64, one direction; messages per second)"
+echo
+echo "| size | raw fi_write | tcp | rwv | rwv vs tcp | rwv vs raw | rwv: rail writes per message | completions asked | credit writes | rwv unbatched | its writes per message |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for s in $sizes; do
+    r=$(cell net raw "$s" 2); t=$(cell net tcp "$s" 2); v=$(cell net rwv "$s" 2)
+    echo "| $(bench_size "$s") | $(krate "$r") | $(krate "$t") | $(krate "$v") | $(bench_ratio "$v" "$t") |" \
+         "$(bench_ratio "$v" "$r") | $(cell net rwv "$s" 4) | $(cell net rwv "$s" 5) | $(cell net rwv "$s" 7) |" \
+         "$(krate "$(cell net rwv1 "$s" 2)") | $(cell net rwv1 "$s" 4) |"
+done
+echo
+echo "raw: test/bench/bench_fi_rma_bw, fi_write on one libfabric tcp endpoint, the same window of 64, each"
+echo "write with its completion. The per-message counts are rwv's MPI_T counters over every rank,"
+echo "divided by the eager messages written (acknowledgements and collectives included). rwv unbatched:"
+echo "btl_rwv_write_batch 1, every eager message its own rail write, as before batches."
+echo
+echo "## Pairs of ranks streaming at once between 2 emulated nodes (osu_mbw_mr style; total messages per second)"
+echo
+echo "| pairs | size | tcp | rwv | rwv vs tcp |"
+echo "|---|---|---:|---:|---:|"
+for pairs in 2 4; do
+    for s in $pair_sizes; do
+        t=$(cell "pairs$pairs" tcp "$s" 2); v=$(cell "pairs$pairs" rwv "$s" 2)
+        echo "| $pairs | $(bench_size "$s") | $(krate "$t") | $(krate "$v") | $(bench_ratio "$v" "$t") |"
+    done
+done
+echo
