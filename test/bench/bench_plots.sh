@@ -40,9 +40,9 @@ if have msgrate-*.dat; then
     curves=$( (series 2 'one node, both directions, ' msgrate-node-*.dat; echo
               series 2 '2 nodes, ' msgrate-net-raw.dat msgrate-net-tcp.dat msgrate-net-rwv.dat) |
               grep -v '^$' | paste -sd, -)
-    gnuplot -e "$common; set output 'msgrate.png'; set logscale x 2; $sizes; set key bottom left;
+    gnuplot -e "$common; set output 'msgrate.png'; set logscale x 2; set logscale y; $sizes; set key bottom left;
         set title 'Message rate against message size (window 64)';
-        set xlabel 'message size'; set ylabel 'messages per second';
+        set xlabel 'message size'; set ylabel 'messages per second (log scale)';
         plot $curves"
 fi
 if have netpipe-*.dat; then
