@@ -12,6 +12,8 @@
 #    ping-pong between the nodes, and coll/rdmabar's barrier checks with 2
 #    ranks per node, its node leaders writing their flags over verbs;
 #  - MPI one-sided between the 2 nodes (rwv's emulated atomics over verbs);
+#  - windows of small messages between the 2 nodes, written in chains of
+#    work requests (fewer posts than messages, from rwv's counters);
 #  - a rank busy past btl_rwv_connect_timeout at first contact, alone and
 #    with seven ranks contacting it (rwv's connection thread on rdma_cm);
 #  - across backends (auto): a verbs rail and a tcp rail striped, and a
@@ -113,6 +115,18 @@ check "verbs, 2 nodes x 2 ranks: coll/rdmabar barriers, the node leaders' flags 
     "$bin/coll/test_barrier" -n 15 -c 100 -b 1000
 check "verbs, 2 nodes: MPI one-sided (osc/rdma) put, get, accumulate, fetch-and-op, compare-and-swap, values checked" \
     '^ok - MPI_Win_create: MPI_Compare_and_swap' "${two[@]}" -np 2 "$bin/mpi/test_onesided_verify" -D -m 262144 -n 30
+# Windows of small messages queue behind their credits and go out as
+# chains of work requests, one doorbell each, every write with its own
+# immediate data: fewer posts than messages, every byte right
+label="verbs, 2 nodes: windows of 64 small messages both ways, written in chains of work requests (one doorbell), every byte right"
+"${two[@]}" -np 2 "$bin/mpi/test_small_stream" -n 20 -b > "$out" 2>&1
+writes=$(sed -n 's/^# writes per message //p' "$out")
+if grep -q '^ok - ' "$out" && grep -q 'btl/rwv: rail 0: verbs/' "$out" && [ -n "$writes" ] &&
+   awk -v w="$writes" 'BEGIN {exit !(w < 0.9)}'; then
+    echo "ok - $label: $writes posts per message"
+else
+    echo "not ok - $label (posts per message: ${writes:-none})"; tail -12 "$out" | sed 's/^/#   /'; failed=1
+fi
 # rdma_cm requests answered by rwv's connection thread while the rank
 # computes past btl_rwv_connect_timeout; across the two nodes only rwv's
 # verbs rail reaches

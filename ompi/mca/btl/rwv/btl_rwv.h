@@ -99,7 +99,7 @@ typedef struct mca_btl_rwv_gate_t {
 /* What the data path costs, read as MPI_T counters (btl_rwv_pvars.c). */
 typedef enum {
     MCA_BTL_RWV_COUNT_EAGER,         /* messages written into a peer's ring, over a rail or by a store */
-    MCA_BTL_RWV_COUNT_WRITES,        /* RDMA writes given to a rail, inline ones included */
+    MCA_BTL_RWV_COUNT_WRITES,        /* posts of RDMA writes to a rail (a system call or doorbell); a batch is one */
     MCA_BTL_RWV_COUNT_REQUESTED,     /* of the rail's operations, those that report their completion */
     MCA_BTL_RWV_COUNT_REAPED,        /* such reports read from a rail's completion queue */
     MCA_BTL_RWV_COUNT_CREDITS,       /* credit words written into a peer's tail over a rail */
@@ -128,7 +128,6 @@ typedef struct mca_btl_rwv_module_t {
     opal_free_list_t eager_frags;    /* send buffers, registered on every rail */
     opal_free_list_t rdma_ops;       /* put/get requests */
     opal_free_list_t pieces;         /* the part of a put/get on one rail; flush markers */
-    opal_free_list_t batches;        /* eager messages written with one post */
     opal_free_list_t atomics;        /* atomics waiting for their reply */
     opal_free_list_t cma_handles;    /* handles of memory only single copies reach (btl_rwv_cma.c) */
     struct mca_btl_rwv_frag_t *marker; /* registered source of the flush markers */

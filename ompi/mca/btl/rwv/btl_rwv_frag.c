@@ -20,7 +20,6 @@ static void mca_btl_rwv_frag_construct (mca_btl_rwv_frag_t *frag)
 OBJ_CLASS_INSTANCE(mca_btl_rwv_frag_t, mca_btl_base_descriptor_t, mca_btl_rwv_frag_construct, NULL);
 OBJ_CLASS_INSTANCE(mca_btl_rwv_rdma_op_t, opal_free_list_item_t, NULL, NULL);
 OBJ_CLASS_INSTANCE(mca_btl_rwv_piece_t, opal_free_list_item_t, NULL, NULL);
-OBJ_CLASS_INSTANCE(mca_btl_rwv_batch_t, opal_free_list_item_t, NULL, NULL);
 
 static bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status);
 

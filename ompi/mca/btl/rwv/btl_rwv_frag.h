@@ -99,15 +99,6 @@ typedef struct mca_btl_rwv_piece_t {
 } mca_btl_rwv_piece_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_piece_t);
 
-/* Eager messages written with one post (btl_rwv_send.c): its completion
- * is each one's, in order. */
-typedef struct mca_btl_rwv_batch_t {
-    mca_btl_rwv_op_t op;
-    int count;
-    mca_btl_rwv_op_t *ops[MCA_BTL_RWV_MAX_BATCH];
-} mca_btl_rwv_batch_t;
-OBJ_CLASS_DECLARATION(mca_btl_rwv_batch_t);
-
 /* The frag whose ring write OP is. */
 static inline mca_btl_rwv_frag_t *mca_btl_rwv_frag_of_op (mca_btl_rwv_op_t *op)
 {

@@ -172,7 +172,6 @@ int mca_btl_rwv_module_init (void)
     OBJ_CONSTRUCT(&module->eager_frags, opal_free_list_t);
     OBJ_CONSTRUCT(&module->rdma_ops, opal_free_list_t);
     OBJ_CONSTRUCT(&module->pieces, opal_free_list_t);
-    OBJ_CONSTRUCT(&module->batches, opal_free_list_t);
     OBJ_CONSTRUCT(&module->atomics, opal_free_list_t);
     OBJ_CONSTRUCT(&module->cma_handles, opal_free_list_t);
     OBJ_CONSTRUCT(&module->retry, opal_list_t);
@@ -211,10 +210,6 @@ int mca_btl_rwv_module_init (void)
                                                 OBJ_CLASS(mca_btl_rwv_piece_t));
     }
     if (OPAL_SUCCESS == rc) {
-        rc = mca_btl_rwv_bookkeeping_list_init (&module->batches, sizeof (mca_btl_rwv_batch_t),
-                                                OBJ_CLASS(mca_btl_rwv_batch_t));
-    }
-    if (OPAL_SUCCESS == rc) {
         rc = mca_btl_rwv_bookkeeping_list_init (&module->cma_handles, sizeof (mca_btl_rwv_cma_handle_t),
                                                 OBJ_CLASS(mca_btl_rwv_cma_handle_t));
     }
@@ -251,7 +246,6 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     OBJ_DESTRUCT(&module->stored);
     OBJ_DESTRUCT(&module->rdma_ops);
     OBJ_DESTRUCT(&module->pieces);
-    OBJ_DESTRUCT(&module->batches);
     if (NULL != module->rcache) {
         mca_rcache_base_module_destroy (module->rcache);
     }

@@ -144,10 +144,9 @@ static const rwv_param_t rwv_params[] = {
       "limit as one fragment). Set it above btl_rwv_eager_limit to never split"),
     RWV_INT(write_batch, 8, 1, MCA_BTL_RWV_MAX_BATCH, 1, "use 1 (one write per message) to 8",
       "Most eager messages waiting on one connection (for credits) that are written into the peer's "
-      "ring with one post: one system call on the tcp provider, each message still in its own slot "
-      "with its own header. Never more than the rail takes (libfabric's iov_limit and rma_iov_limit: "
-      "4 on tcp); rings written with immediate data, and verbs rails, write one at a time. 1: every "
-      "message its own write"),
+      "ring with one post, each still in its own slot with its own header: one system call on the tcp "
+      "provider (at most its iov_limit and rma_iov_limit, 4; not to rings written with immediate data), "
+      "one doorbell on verbs (a chain of work requests). 1: every message its own post"),
     RWV_CHOICE(eager_rail, "round_robin", &rwv_eager_rail_string, rwv_eager_rails, "use first or round_robin",
       "Which rail carries each unsplit eager message to a multi-rail peer: round_robin (every "
       "ready rail in turn: a stream of small messages uses every rail, as btl/tcp's modules do) "

@@ -84,7 +84,8 @@ static void rwv_pvar_register_counters (const mca_base_component_t *component, i
             "Eager messages written into a peer's ring (over a rail, or stored into a ring shared on this node), "
             "rwv's own (hellos, ring changes, atomics) included"},
         [MCA_BTL_RWV_COUNT_WRITES] = {"writes_posted",
-            "RDMA writes given to a rail: eager messages, credits, puts and their pieces, flush markers"},
+            "Posts of RDMA writes to a rail, each a system call (tcp) or a doorbell (verbs): eager messages, "
+            "credits, puts and their pieces, flush markers; a batch of eager messages is one post"},
         [MCA_BTL_RWV_COUNT_REQUESTED] = {"completions_requested",
             "Rail operations (writes and reads) posted with a completion to report: each costs the NIC a "
             "completion entry and progress a read of it"},

@@ -53,12 +53,15 @@ static inline void mca_btl_rwv_op_report (mca_btl_rwv_op_t *op, int status)
 
 typedef struct mca_btl_rwv_rail_t mca_btl_rwv_rail_t;
 
-/* One write of a batch (mca_btl_rwv_rail_ops_t.writev). */
+/* One write of a batch (mca_btl_rwv_rail_ops_t.writev), and the
+ * operation its completion reports to. */
 typedef struct mca_btl_rwv_iov_t {
     const void *buf;
     size_t len;
     void *desc;
     uint64_t raddr;
+    uint32_t imm;
+    mca_btl_rwv_op_t *op;
 } mca_btl_rwv_iov_t;
 
 /* The most writes rwv posts at once. */
@@ -97,11 +100,13 @@ typedef struct mca_btl_rwv_rail_ops_t {
     int (*write) (struct mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc,
                   uint64_t raddr, uint64_t rkey, bool with_imm, uint32_t imm, bool delivered,
                   mca_btl_rwv_op_t *op);
-    /* COUNT writes posted at once (one system call, one doorbell), each
-     * to its own place, with one completion for them all through `op';
-     * never with immediate data.  NULL where rail->max_batch is 1 */
+    /* up to COUNT writes posted at once (one system call, or one
+     * doorbell), each to its own place and completing through its own op,
+     * in order; with immediate data only where rail->batch_imm.  Returns
+     * how many were posted, the first ones; 0: the transport is full.
+     * NULL where rail->max_batch is below 2 */
     int (*writev) (struct mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, int count, uint64_t rkey,
-                   mca_btl_rwv_op_t *op);
+                   bool with_imm);
     /* a small write whose buffer is free on return, with no completion */
     int (*inject_write) (struct mca_btl_rwv_conn_t *conn, const void *buf, size_t len,
                          uint64_t raddr, uint64_t rkey, bool with_imm, uint32_t imm);
@@ -137,6 +142,7 @@ struct mca_btl_rwv_rail_t {
     int cm_fd;                      /* readable when connection events wait; -1: none */
     size_t inject_size;             /* largest inject_write */
     int max_batch;                  /* most writes one writev posts; below 2: no writev */
+    bool batch_imm;                 /* each write of a batch may carry its own immediate data */
     bool virt_addr;                 /* remote addresses are virtual, not offsets */
     bool ordered_placement;         /* a write's bytes land in order: poll mode is safe */
     bool reads_after_writes;        /* a read sees every earlier write on its connection (FI_ORDER_RAW) */

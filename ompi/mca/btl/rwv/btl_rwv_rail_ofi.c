@@ -267,32 +267,59 @@ static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, voi
     return ofi_errno_to_opal (rc);
 }
 
-/* One message with COUNT pieces of local memory and as many remote
- * places: the tcp provider sends it with one system call. */
-static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, int count, uint64_t rkey,
-                       mca_btl_rwv_op_t *op)
+OBJ_CLASS_INSTANCE(mca_btl_rwv_ofi_batch_t, opal_free_list_item_t, NULL, NULL);
+
+static void ofi_batch_complete (mca_btl_rwv_op_t *op, int status)
 {
+    mca_btl_rwv_ofi_batch_t *batch = (mca_btl_rwv_ofi_batch_t *) op;
+
+    for (int i = 0 ; i < batch->count ; ++i) {
+        mca_btl_rwv_op_report (batch->ops[i], status);
+    }
+    opal_free_list_return (&batch->rail->batches, &batch->op.super);
+}
+
+/* One message with COUNT pieces of local memory and as many remote
+ * places: the tcp provider sends it with one system call, and reports
+ * it with one completion. */
+static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, int count, uint64_t rkey,
+                       bool with_imm)
+{
+    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (conn->rail);
+    mca_btl_rwv_ofi_batch_t *batch = (mca_btl_rwv_ofi_batch_t *) opal_free_list_get (&rail->batches);
     struct iovec local[MCA_BTL_RWV_MAX_BATCH];
     struct fi_rma_iov remote[MCA_BTL_RWV_MAX_BATCH];
     void *desc[MCA_BTL_RWV_MAX_BATCH];
     struct fi_msg_rma msg = {.msg_iov = local, .desc = desc, .iov_count = (size_t) count, .rma_iov = remote,
-                             .rma_iov_count = (size_t) count, .context = op};
+                             .rma_iov_count = (size_t) count};
     ssize_t rc;
 
+    if (NULL == batch || with_imm) {
+        return 0; /* one write with immediate data would be one arrival for them all */
+    }
+    batch->rail = rail;
+    batch->count = count;
+    batch->op.complete = ofi_batch_complete;
     for (int i = 0 ; i < count ; ++i) {
         local[i] = (struct iovec) {.iov_base = (void *) iov[i].buf, .iov_len = iov[i].len};
         remote[i] = (struct fi_rma_iov) {.addr = iov[i].raddr, .len = iov[i].len, .key = rkey};
         desc[i] = iov[i].desc;
+        batch->ops[i] = iov[i].op;
+        mca_btl_rwv_op_posted (iov[i].op, true);
     }
-    mca_btl_rwv_op_posted (op, true);
+    msg.context = &batch->op;
+    mca_btl_rwv_op_posted (&batch->op, true);
     rc = fi_writemsg (ofi_ep (conn), &msg, FI_COMPLETION);
     if (0 != rc) {
-        mca_btl_rwv_op_posted (op, false);
-    } else {
-        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
-        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
+        for (int i = 0 ; i < count ; ++i) {
+            mca_btl_rwv_op_posted (iov[i].op, false);
+        }
+        opal_free_list_return (&rail->batches, &batch->op.super);
+        return 0;
     }
-    return ofi_errno_to_opal (rc);
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
+    return count;
 }
 
 static int ofi_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr,
@@ -535,6 +562,7 @@ void mca_btl_rwv_ofi_rail_close (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
 
+    OBJ_DESTRUCT(&rail->batches);
     if (rail->pep) {
         (void) fi_close (&rail->pep->fid);
     }

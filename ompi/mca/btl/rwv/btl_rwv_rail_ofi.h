@@ -11,6 +11,8 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 
+#include "opal/class/opal_free_list.h"
+
 #include "btl_rwv_rail.h"
 
 BEGIN_C_DECLS
@@ -41,7 +43,17 @@ typedef struct mca_btl_rwv_ofi_rail_t {
     uint64_t next_key;      /* keys we choose, where the provider lets us */
     bool prov_key;
     int ioctl_fd;           /* for link checks */
+    opal_free_list_t batches; /* writes posted as one message (mca_btl_rwv_ofi_batch_t) */
 } mca_btl_rwv_ofi_rail_t;
+
+/* Writes posted as one message: its one completion is each write's, in order. */
+typedef struct mca_btl_rwv_ofi_batch_t {
+    mca_btl_rwv_op_t op;
+    mca_btl_rwv_ofi_rail_t *rail;
+    int count;
+    mca_btl_rwv_op_t *ops[MCA_BTL_RWV_MAX_BATCH];
+} mca_btl_rwv_ofi_batch_t;
+OBJ_CLASS_DECLARATION(mca_btl_rwv_ofi_batch_t);
 
 /* One endpoint's context: outlives an abandoned connection attempt until
  * the provider has said its last word about it. */

@@ -161,8 +161,11 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
         return NULL;
     }
     rail->ioctl_fd = -1;
+    OBJ_CONSTRUCT(&rail->batches, opal_free_list_t);
     rail->info = fi_dupinfo (info);
-    rc = fi_fabric (info->fabric_attr, &rail->fabric, NULL);
+    rc = opal_free_list_init (&rail->batches, sizeof (mca_btl_rwv_ofi_batch_t), opal_cache_line_size,
+                              OBJ_CLASS(mca_btl_rwv_ofi_batch_t), 0, 0, 16, -1, 16, NULL, 0, NULL, NULL, NULL);
+    rc = rc ? -FI_ENOMEM : fi_fabric (info->fabric_attr, &rail->fabric, NULL);
     rc = rc ? rc : fi_domain (rail->fabric, info, &rail->domain, NULL);
     rc = rc ? rc : ofi_eq_open (rail);
     rc = rc ? rc : mca_btl_rwv_ofi_cq_open (rail, 0);

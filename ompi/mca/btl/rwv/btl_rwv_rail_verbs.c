@@ -235,6 +235,40 @@ static int verbs_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, v
                        rkey, imm, op);
 }
 
+/* A chain of work requests, one doorbell: each write signalled with its
+ * own op (every send is, sq_sig_all) and immediate data.  A full send
+ * queue takes the chain up to the request it names as bad. */
+static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, int count, uint64_t rkey,
+                         bool with_imm)
+{
+    struct ibv_sge sge[MCA_BTL_RWV_MAX_BATCH];
+    struct ibv_send_wr wr[MCA_BTL_RWV_MAX_BATCH], *bad = NULL;
+    int posted = count;
+
+    for (int i = 0 ; i < count ; ++i) {
+        sge[i] = (struct ibv_sge) {.addr = (uintptr_t) iov[i].buf, .length = (uint32_t) iov[i].len,
+                                   .lkey = ((struct ibv_mr *) iov[i].desc)->lkey};
+        wr[i] = (struct ibv_send_wr) {.wr_id = (uintptr_t) iov[i].op, .next = i + 1 < count ? &wr[i + 1] : NULL,
+            .sg_list = &sge[i], .num_sge = 1, .opcode = verbs_write_opcode (with_imm), .imm_data = htonl (iov[i].imm),
+            .wr.rdma = {.remote_addr = iov[i].raddr, .rkey = (uint32_t) rkey}};
+        mca_btl_rwv_op_posted (iov[i].op, true); /* before: another thread may see it complete */
+    }
+    if (0 != ibv_post_send (verbs_qp (conn), wr, &bad)) {
+        posted = NULL == bad ? 0 : (int) (bad - wr);
+    }
+    for (int i = 0 ; i < count ; ++i) {
+        if (i >= posted) {
+            mca_btl_rwv_op_posted (iov[i].op, false);
+        } else {
+            mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
+        }
+    }
+    if (posted > 0) {
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES); /* one doorbell */
+    }
+    return posted;
+}
+
 /* Inline: the buffer is free on return.  Signalled like every send (the
  * queue retires it), with nothing to call back. */
 static int verbs_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr,
@@ -461,6 +495,7 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops = {
     .reject = verbs_reject,
     .disconnect = verbs_disconnect,
     .write = verbs_write,
+    .writev = verbs_writev,
     .inject_write = verbs_inject_write,
     .read = verbs_read,
     .mr_reg = verbs_mr_reg,

@@ -88,6 +88,8 @@ static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index
     rail->super.virt_addr = true;
     /* RDMA writes may be placed out of order: eager messages use immediate data */
     rail->super.ordered_placement = false;
+    rail->super.max_batch = MCA_BTL_RWV_MAX_BATCH;
+    rail->super.batch_imm = true;
     rail->super.reads_after_writes = false;
     rail->super.numa_node = verbs_numa_node (rail->device);
     snprintf (rail->super.ifname, sizeof (rail->super.ifname), "%s", ifa->ifa_name);

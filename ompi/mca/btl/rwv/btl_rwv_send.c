@@ -268,16 +268,6 @@ static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t 
     return OPAL_SUCCESS;
 }
 
-static void mca_btl_rwv_batch_complete (mca_btl_rwv_op_t *op, int status)
-{
-    mca_btl_rwv_batch_t *batch = (mca_btl_rwv_batch_t *) op;
-
-    for (int i = 0 ; i < batch->count ; ++i) {
-        mca_btl_rwv_op_report (batch->ops[i], status);
-    }
-    opal_free_list_return (&mca_btl_rwv_component.module->batches, &batch->op.super);
-}
-
 static int mca_btl_rwv_batch_limit (const mca_btl_rwv_conn_t *conn)
 {
     return conn->rail->max_batch < mca_btl_rwv_component.write_batch ? conn->rail->max_batch :
@@ -292,72 +282,72 @@ static bool mca_btl_rwv_slot_waits (mca_btl_rwv_conn_t *conn)
 }
 
 /* Does what waits on CONN start a batch: two frags or more, the first
- * for its slot, on a ring written without immediate data (a batch is
- * one write to the peer's transport, and would be one arrival). */
+ * for its slot, through the rail (not a shared ring), and each write
+ * with its own immediate data where the ring wants it. */
 static bool mca_btl_rwv_batch_starts (mca_btl_rwv_conn_t *conn)
 {
-    return mca_btl_rwv_batch_limit (conn) > 1 && NULL == conn->peer.ring && !conn->peer.notify_imm &&
-        opal_list_get_size (&conn->pending) > 1 && mca_btl_rwv_slot_waits (conn);
+    return mca_btl_rwv_batch_limit (conn) > 1 && NULL == conn->peer.ring &&
+        (!conn->peer.notify_imm || conn->rail->batch_imm) && opal_list_get_size (&conn->pending) > 1 &&
+        mca_btl_rwv_slot_waits (conn);
 }
 
-/* Nothing of BATCH was written: its frags wait again as before. */
-static void mca_btl_rwv_batch_undo (mca_btl_rwv_conn_t *conn, mca_btl_rwv_batch_t *batch, uint64_t send_seq,
-                                    uint32_t next_slot, bool owe_hello, uint64_t credits_reported)
-{
-    for (int i = batch->count - 1 ; i >= 0 ; --i) {
-        mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_of_op (batch->ops[i]);
+/* Where CONN stood before a frag of a batch, to go back to if the
+ * transport does not take it. */
+typedef struct mca_btl_rwv_batch_mark_t {
+    uint64_t send_seq;
+    uint64_t credits_reported;
+    uint32_t next_slot;
+    bool owe_hello;
+} mca_btl_rwv_batch_mark_t;
 
-        mca_btl_rwv_op_posted (&frag->op, false);
-        frag->in_flight = false;
-        opal_list_prepend (&conn->pending, &frag->base.super.super);
+/* FRAGS[0..COUNT) were not posted: they wait again, first in line, and
+ * CONN goes back to where it stood before the first of them. */
+static void mca_btl_rwv_batch_undo (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t **frags, int count,
+                                    const mca_btl_rwv_batch_mark_t *mark)
+{
+    for (int i = count - 1 ; i >= 0 ; --i) {
+        frags[i]->in_flight = false;
+        opal_list_prepend (&conn->pending, &frags[i]->base.super.super);
     }
-    conn->peer.send_seq = send_seq;
-    conn->peer.next_slot = next_slot;
-    conn->peer.owe_hello = owe_hello;
-    conn->local.credits_reported = credits_reported;
-    opal_free_list_return (&mca_btl_rwv_component.module->batches, &batch->op.super);
+    conn->peer.send_seq = mark->send_seq;
+    conn->peer.next_slot = mark->next_slot;
+    conn->peer.owe_hello = mark->owe_hello;
+    conn->local.credits_reported = mark->credits_reported;
 }
 
 /* What waits on CONN, up to the rail's batch, each in its own slot with
- * its own header, in one post: one system call or doorbell, and one
- * completion, for them all. */
+ * its own header, in one post (one system call or doorbell); returns
+ * OPAL_SUCCESS if the transport took one or more. */
 static int mca_btl_rwv_write_batch (mca_btl_rwv_conn_t *conn)
 {
-    mca_btl_rwv_batch_t *batch = (mca_btl_rwv_batch_t *) opal_free_list_get (&mca_btl_rwv_component.module->batches);
-    uint64_t send_seq = conn->peer.send_seq, credits_reported = conn->local.credits_reported;
-    uint32_t next_slot = conn->peer.next_slot;
-    bool owe_hello = conn->peer.owe_hello;
     mca_btl_rwv_iov_t iov[MCA_BTL_RWV_MAX_BATCH];
-    int rc;
+    mca_btl_rwv_frag_t *frags[MCA_BTL_RWV_MAX_BATCH];
+    mca_btl_rwv_batch_mark_t marks[MCA_BTL_RWV_MAX_BATCH];
+    int count = 0, posted;
 
-    if (NULL == batch) {
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
-    batch->op.complete = mca_btl_rwv_batch_complete;
-    batch->count = 0;
     do {
         mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending);
         size_t total;
 
+        marks[count] = (mca_btl_rwv_batch_mark_t) {.send_seq = conn->peer.send_seq, .next_slot = conn->peer.next_slot,
+            .owe_hello = conn->peer.owe_hello, .credits_reported = conn->local.credits_reported};
         mca_btl_rwv_frag_begin (conn, frag);
         total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, frag->hdr_flags, frag);
-        iov[batch->count] = (mca_btl_rwv_iov_t) {.buf = frag->buf, .len = total,
-            .desc = frag->reg->desc[conn->rail->index], .raddr = mca_btl_rwv_slot_raddr (conn, total)};
-        batch->ops[batch->count++] = &frag->op;
-        mca_btl_rwv_op_posted (&frag->op, true);
+        iov[count] = (mca_btl_rwv_iov_t) {.buf = frag->buf, .len = total, .desc = frag->reg->desc[conn->rail->index],
+            .raddr = mca_btl_rwv_slot_raddr (conn, total), .imm = mca_btl_rwv_imm (conn), .op = &frag->op};
+        frags[count++] = frag;
         mca_btl_rwv_advance (conn);
-    } while (batch->count < mca_btl_rwv_batch_limit (conn) && mca_btl_rwv_slot_waits (conn) &&
+    } while (count < mca_btl_rwv_batch_limit (conn) && mca_btl_rwv_slot_waits (conn) &&
              mca_btl_rwv_conn_writable (conn));
-    rc = conn->rail->ops->writev (conn, iov, batch->count, conn->peer.ring_rkey, &batch->op);
-    if (OPAL_SUCCESS != rc) {
-        mca_btl_rwv_batch_undo (conn, batch, send_seq, next_slot, owe_hello, credits_reported);
-        return rc;
+    posted = conn->rail->ops->writev (conn, iov, count, conn->peer.ring_rkey, conn->peer.notify_imm);
+    if (posted < count) {
+        mca_btl_rwv_batch_undo (conn, frags + posted, count - posted, &marks[posted]);
     }
-    for (int i = 0 ; i < batch->count ; ++i) {
+    for (int i = 0 ; i < posted ; ++i) {
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_EAGER);
-        mca_btl_rwv_frag_written (conn, mca_btl_rwv_frag_of_op (batch->ops[i]), false);
+        mca_btl_rwv_frag_written (conn, frags[i], false);
     }
-    return OPAL_SUCCESS;
+    return posted > 0 ? OPAL_SUCCESS : OPAL_ERR_OUT_OF_RESOURCE;
 }
 
 /* A message small enough to inject: its buffer is free when this returns. */
