@@ -13,7 +13,8 @@
 #    ranks per node, its node leaders writing their flags over verbs;
 #  - MPI one-sided between the 2 nodes (rwv's emulated atomics over verbs);
 #  - windows of small messages between the 2 nodes, written in chains of
-#    work requests (fewer posts than messages, from rwv's counters);
+#    work requests (fewer posts than messages, from rwv's counters), and
+#    inline writes asking for a completion one time in 64;
 #  - a rank busy past btl_rwv_connect_timeout at first contact, alone and
 #    with seven ranks contacting it (rwv's connection thread on rdma_cm);
 #  - across backends (auto): a verbs rail and a tcp rail striped, and a
@@ -126,6 +127,17 @@ if grep -q '^ok - ' "$out" && grep -q 'btl/rwv: rail 0: verbs/' "$out" && [ -n "
     echo "ok - $label: $writes posts per message"
 else
     echo "not ok - $label (posts per message: ${writes:-none})"; tail -12 "$out" | sed 's/^/#   /'; failed=1
+fi
+# Inline writes (small messages within the credits) ask for a completion
+# one time in 64 only: rwv's counters, per eager message, from a window of
+# 8 one-byte messages (timings from this TCG guest are not reported)
+label="verbs, 2 nodes: small messages within the credits are inline writes, one in 64 asking for a completion"
+"${two[@]}" -np 2 "$bin/bench/bench_msgrate" -c -r 1 -w 8 1 > "$out" 2>&1
+asked=$(awk '/^1 / {print $5}' "$out")
+if grep -q 'btl/rwv: rail 0: verbs/' "$out" && [ -n "$asked" ] && awk -v c="$asked" 'BEGIN {exit !(c < 0.5)}'; then
+    echo "ok - $label: $asked completions asked per message"
+else
+    echo "not ok - $label (completions asked per message: ${asked:-none})"; tail -12 "$out" | sed 's/^/#   /'; failed=1
 fi
 # rdma_cm requests answered by rwv's connection thread while the rank
 # computes past btl_rwv_connect_timeout; across the two nodes only rwv's

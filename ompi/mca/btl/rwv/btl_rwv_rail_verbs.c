@@ -84,7 +84,7 @@ static int verbs_post_recvs (mca_btl_rwv_verbs_qp_t *vqp, int count)
 static int verbs_qp_create (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp)
 {
     struct ibv_qp_init_attr attr = {
-        .send_cq = rail->cq, .recv_cq = rail->cq, .qp_type = IBV_QPT_RC, .sq_sig_all = 1,
+        .send_cq = rail->cq, .recv_cq = rail->cq, .qp_type = IBV_QPT_RC, .sq_sig_all = 0,
         .cap = {.max_send_wr = MCA_BTL_RWV_VERBS_SEND_DEPTH, .max_recv_wr = MCA_BTL_RWV_VERBS_RECVS,
                 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = MCA_BTL_RWV_VERBS_INLINE},
     };
@@ -195,6 +195,17 @@ static void verbs_disconnect (mca_btl_rwv_conn_t *conn)
 
 /* ------------------------------------------------------------ data */
 
+/* Does the next request on VQP ask for a completion: it has an op to
+ * call back, or it is the inline write that retires those before it. */
+static bool verbs_signal (mca_btl_rwv_verbs_qp_t *vqp, const mca_btl_rwv_op_t *op)
+{
+    if (NULL != op || ++vqp->unsignaled >= MCA_BTL_RWV_VERBS_SIGNAL_EVERY) {
+        vqp->unsignaled = 0;
+        return true;
+    }
+    return false;
+}
+
 /* One RDMA work request: `lkey' 0 with IBV_SEND_INLINE (the data is copied
  * into the request), `op' NULL for nothing to call back. */
 static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, const void *buf, size_t len,
@@ -202,8 +213,10 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
                        mca_btl_rwv_op_t *op)
 {
     struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len, .lkey = lkey};
+    bool signalled = verbs_signal ((mca_btl_rwv_verbs_qp_t *) conn->backend, op);
     struct ibv_send_wr wr = {
-        .wr_id = (uintptr_t) op, .sg_list = &sge, .num_sge = 1, .opcode = opcode, .send_flags = flags,
+        .wr_id = (uintptr_t) op, .sg_list = &sge, .num_sge = 1, .opcode = opcode,
+        .send_flags = flags | (signalled ? IBV_SEND_SIGNALED : 0),
         .imm_data = htonl (imm), .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
     }, *bad;
 
@@ -219,7 +232,9 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
     if (IBV_WR_RDMA_READ != opcode) {
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
     }
-    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED); /* every send is signalled (sq_sig_all) */
+    if (signalled) {
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
+    }
     return OPAL_SUCCESS;
 }
 
@@ -236,7 +251,7 @@ static int verbs_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, v
 }
 
 /* A chain of work requests, one doorbell: each write signalled with its
- * own op (every send is, sq_sig_all) and immediate data.  A full send
+ * own op, and its own immediate data.  A full send
  * queue takes the chain up to the request it names as bad. */
 static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, int count, uint64_t rkey,
                          bool with_imm)
@@ -249,7 +264,8 @@ static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov,
         sge[i] = (struct ibv_sge) {.addr = (uintptr_t) iov[i].buf, .length = (uint32_t) iov[i].len,
                                    .lkey = ((struct ibv_mr *) iov[i].desc)->lkey};
         wr[i] = (struct ibv_send_wr) {.wr_id = (uintptr_t) iov[i].op, .next = i + 1 < count ? &wr[i + 1] : NULL,
-            .sg_list = &sge[i], .num_sge = 1, .opcode = verbs_write_opcode (with_imm), .imm_data = htonl (iov[i].imm),
+            .sg_list = &sge[i], .num_sge = 1, .opcode = verbs_write_opcode (with_imm), .send_flags = IBV_SEND_SIGNALED,
+            .imm_data = htonl (iov[i].imm),
             .wr.rdma = {.remote_addr = iov[i].raddr, .rkey = (uint32_t) rkey}};
         mca_btl_rwv_op_posted (iov[i].op, true); /* before: another thread may see it complete */
     }
@@ -264,13 +280,14 @@ static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov,
         }
     }
     if (posted > 0) {
+        ((mca_btl_rwv_verbs_qp_t *) conn->backend)->unsignaled = 0;
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES); /* one doorbell */
     }
     return posted;
 }
 
-/* Inline: the buffer is free on return.  Signalled like every send (the
- * queue retires it), with nothing to call back. */
+/* Inline: the buffer is free on return, nothing to call back; one in
+ * MCA_BTL_RWV_VERBS_SIGNAL_EVERY asks for a completion (verbs_signal). */
 static int verbs_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr,
                                uint64_t rkey, bool with_imm, uint32_t imm)
 {

@@ -20,6 +20,10 @@ BEGIN_C_DECLS
 #define MCA_BTL_RWV_VERBS_RECVS 64
 #define MCA_BTL_RWV_VERBS_CQ_DEPTH 8192
 #define MCA_BTL_RWV_VERBS_INLINE 128
+/* Inline writes have nothing to call back: one in this many asks for a
+ * completion, which retires it and every one before it from the send
+ * queue (a queue pair's requests complete in order) */
+#define MCA_BTL_RWV_VERBS_SIGNAL_EVERY 64
 #define MCA_BTL_RWV_VERBS_RESOLVE_MS 5000
 
 typedef struct mca_btl_rwv_verbs_rail_t {
@@ -41,6 +45,7 @@ typedef struct mca_btl_rwv_verbs_qp_t {
     struct mca_btl_rwv_conn_t *conn;   /* NULL once abandoned */
     unsigned char cm[64];       /* our connection data, sent once the route is known */
     size_t cm_len;
+    unsigned unsignaled;        /* inline writes posted since the last signalled request */
 } mca_btl_rwv_verbs_qp_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_verbs_qp_t);
 
