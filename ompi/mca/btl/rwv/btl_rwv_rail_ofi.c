@@ -286,7 +286,7 @@ static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, i
                        bool with_imm)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (conn->rail);
-    mca_btl_rwv_ofi_batch_t *batch = (mca_btl_rwv_ofi_batch_t *) opal_free_list_get (&rail->batches);
+    mca_btl_rwv_ofi_batch_t *batch;
     struct iovec local[MCA_BTL_RWV_MAX_BATCH];
     struct fi_rma_iov remote[MCA_BTL_RWV_MAX_BATCH];
     void *desc[MCA_BTL_RWV_MAX_BATCH];
@@ -294,8 +294,8 @@ static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, i
                              .rma_iov_count = (size_t) count};
     ssize_t rc;
 
-    if (NULL == batch || with_imm) {
-        return 0; /* one write with immediate data would be one arrival for them all */
+    if (with_imm || NULL == (batch = (mca_btl_rwv_ofi_batch_t *) opal_free_list_get (&rail->batches))) {
+        return 0; /* with immediate data one write would be one arrival for them all */
     }
     batch->rail = rail;
     batch->count = count;
@@ -314,6 +314,7 @@ static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, i
         for (int i = 0 ; i < count ; ++i) {
             mca_btl_rwv_op_posted (iov[i].op, false);
         }
+        mca_btl_rwv_op_posted (&batch->op, false);
         opal_free_list_return (&rail->batches, &batch->op.super);
         return 0;
     }

@@ -197,13 +197,24 @@ static void verbs_disconnect (mca_btl_rwv_conn_t *conn)
 
 /* Does the next request on VQP ask for a completion: it has an op to
  * call back, or it is the inline write that retires those before it. */
-static bool verbs_signal (mca_btl_rwv_verbs_qp_t *vqp, const mca_btl_rwv_op_t *op)
+static bool verbs_signal (const mca_btl_rwv_verbs_qp_t *vqp, const mca_btl_rwv_op_t *op)
 {
-    if (NULL != op || ++vqp->unsignaled >= MCA_BTL_RWV_VERBS_SIGNAL_EVERY) {
-        vqp->unsignaled = 0;
-        return true;
+    return NULL != op || __atomic_load_n (&vqp->unsignaled, __ATOMIC_RELAXED) + 1 >= MCA_BTL_RWV_VERBS_SIGNAL_EVERY;
+}
+
+/* After a post: a signalled one retired those before it; one that failed
+ * (a full queue) makes the next ask, so that the queue never fills with
+ * requests none of which will report.  Reads from the progressing thread
+ * post outside the module lock: the count is atomic. */
+static void verbs_signal_posted (mca_btl_rwv_verbs_qp_t *vqp, bool signalled, bool posted)
+{
+    if (!posted) {
+        __atomic_store_n (&vqp->unsignaled, MCA_BTL_RWV_VERBS_SIGNAL_EVERY, __ATOMIC_RELAXED);
+    } else if (signalled) {
+        __atomic_store_n (&vqp->unsignaled, 0, __ATOMIC_RELAXED);
+    } else {
+        (void) __atomic_add_fetch (&vqp->unsignaled, 1, __ATOMIC_RELAXED);
     }
-    return false;
 }
 
 /* One RDMA work request: `lkey' 0 with IBV_SEND_INLINE (the data is copied
@@ -212,8 +223,9 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
                        uint32_t lkey, unsigned int flags, uint64_t raddr, uint64_t rkey, uint32_t imm,
                        mca_btl_rwv_op_t *op)
 {
+    mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
     struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len, .lkey = lkey};
-    bool signalled = verbs_signal ((mca_btl_rwv_verbs_qp_t *) conn->backend, op);
+    bool signalled = verbs_signal (vqp, op);
     struct ibv_send_wr wr = {
         .wr_id = (uintptr_t) op, .sg_list = &sge, .num_sge = 1, .opcode = opcode,
         .send_flags = flags | (signalled ? IBV_SEND_SIGNALED : 0),
@@ -223,12 +235,14 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
     if (NULL != op) {
         mca_btl_rwv_op_posted (op, true); /* before: another thread may see it complete */
     }
-    if (0 != ibv_post_send (verbs_qp (conn), &wr, &bad)) {
+    if (0 != ibv_post_send (vqp->id->qp, &wr, &bad)) {
+        verbs_signal_posted (vqp, signalled, false);
         if (NULL != op) {
             mca_btl_rwv_op_posted (op, false);
         }
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
+    verbs_signal_posted (vqp, signalled, true);
     if (IBV_WR_RDMA_READ != opcode) {
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
     }
@@ -279,8 +293,8 @@ static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov,
             mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
         }
     }
+    verbs_signal_posted ((mca_btl_rwv_verbs_qp_t *) conn->backend, true, posted == count);
     if (posted > 0) {
-        ((mca_btl_rwv_verbs_qp_t *) conn->backend)->unsignaled = 0;
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES); /* one doorbell */
     }
     return posted;

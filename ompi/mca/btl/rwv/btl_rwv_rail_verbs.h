@@ -45,7 +45,7 @@ typedef struct mca_btl_rwv_verbs_qp_t {
     struct mca_btl_rwv_conn_t *conn;   /* NULL once abandoned */
     unsigned char cm[64];       /* our connection data, sent once the route is known */
     size_t cm_len;
-    unsigned unsignaled;        /* inline writes posted since the last signalled request */
+    unsigned unsignaled;        /* inline writes posted since the last signalled request (atomic) */
 } mca_btl_rwv_verbs_qp_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_verbs_qp_t);
 

@@ -283,7 +283,8 @@ static bool mca_btl_rwv_slot_waits (mca_btl_rwv_conn_t *conn)
 
 /* Does what waits on CONN start a batch: two frags or more, the first
  * for its slot, through the rail (not a shared ring), and each write
- * with its own immediate data where the ring wants it. */
+ * with its own immediate data where the ring wants it.  The caller has
+ * seen a credit. */
 static bool mca_btl_rwv_batch_starts (mca_btl_rwv_conn_t *conn)
 {
     return mca_btl_rwv_batch_limit (conn) > 1 && NULL == conn->peer.ring &&
@@ -315,14 +316,17 @@ static void mca_btl_rwv_batch_undo (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t
     conn->local.credits_reported = mark->credits_reported;
 }
 
-/* What waits on CONN, up to the rail's batch, each in its own slot with
- * its own header, in one post (one system call or doorbell); returns
- * OPAL_SUCCESS if the transport took one or more. */
+/* What waits on CONN, up to the rail's batch and the credits the peer
+ * gave (read once, before: a credit word read in between could fail the
+ * connection under the batch), each in its own slot with its own header,
+ * in one post (one system call or doorbell); returns OPAL_SUCCESS if the
+ * transport took one or more. */
 static int mca_btl_rwv_write_batch (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_iov_t iov[MCA_BTL_RWV_MAX_BATCH];
     mca_btl_rwv_frag_t *frags[MCA_BTL_RWV_MAX_BATCH];
     mca_btl_rwv_batch_mark_t marks[MCA_BTL_RWV_MAX_BATCH];
+    uint64_t credits = conn->peer.slots - (conn->peer.send_seq - conn->peer.consumed);
     int count = 0, posted;
 
     do {
@@ -337,8 +341,7 @@ static int mca_btl_rwv_write_batch (mca_btl_rwv_conn_t *conn)
             .raddr = mca_btl_rwv_slot_raddr (conn, total), .imm = mca_btl_rwv_imm (conn), .op = &frag->op};
         frags[count++] = frag;
         mca_btl_rwv_advance (conn);
-    } while (count < mca_btl_rwv_batch_limit (conn) && mca_btl_rwv_slot_waits (conn) &&
-             mca_btl_rwv_conn_writable (conn));
+    } while (count < mca_btl_rwv_batch_limit (conn) && (uint64_t) count < credits && mca_btl_rwv_slot_waits (conn));
     posted = conn->rail->ops->writev (conn, iov, count, conn->peer.ring_rkey, conn->peer.notify_imm);
     if (posted < count) {
         mca_btl_rwv_batch_undo (conn, frags + posted, count - posted, &marks[posted]);
