@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bench_stats.h"
+#include "../mpi/test_pvar.h"
 
 #define MAX_REPEATS 101
 
@@ -38,26 +39,6 @@ typedef struct {
     int found;
 } counters_t;
 
-static int pvar_index (const char *name)
-{
-    int num = 0;
-
-    MPI_T_pvar_get_num (&num);
-    for (int i = 0 ; i < num ; ++i) {
-        char vname[256], desc[1024];
-        int vlen = sizeof (vname), dlen = sizeof (desc), verbosity, var_class, bind, readonly, continuous, atomic;
-        MPI_Datatype type;
-        MPI_T_enum enumtype;
-
-        if (MPI_SUCCESS == MPI_T_pvar_get_info (i, vname, &vlen, &verbosity, &var_class, &type, &enumtype, desc, &dlen,
-                                                &bind, &readonly, &continuous, &atomic) &&
-            0 == strcmp (vname, name)) {
-            return i;
-        }
-    }
-    return -1;
-}
-
 /* Handles on every counter, if rwv is the path; found says if it is. */
 static void counters_open (counters_t *c)
 {
@@ -66,7 +47,7 @@ static void counters_open (counters_t *c)
     c->found = 1;
     MPI_T_pvar_session_create (&c->session);
     for (int k = 0 ; k < NUM_COUNTERS ; ++k) {
-        int index = pvar_index (counter_names[k]);
+        int index = test_pvar_index (counter_names[k]);
 
         if (index < 0 || MPI_SUCCESS != MPI_T_pvar_handle_alloc (c->session, index, NULL, &c->handle[k], &count)) {
             c->found = 0;

@@ -20,28 +20,7 @@
 #include <unistd.h>
 
 #include "test_check.h"
-
-/* The index of performance variable NAME, -1 if there is none. */
-static int pvar_index (const char *name)
-{
-    int num;
-
-    CHECK(MPI_T_pvar_get_num (&num));
-    for (int i = 0 ; i < num ; ++i) {
-        char vname[256], desc[1024];
-        int vlen = sizeof (vname), dlen = sizeof (desc), verbosity, var_class, bind, readonly, continuous, atomic;
-        MPI_Datatype type;
-        MPI_T_enum enumtype;
-
-        /* a variable of a component that was not selected is invalid */
-        if (MPI_SUCCESS == MPI_T_pvar_get_info (i, vname, &vlen, &verbosity, &var_class, &type, &enumtype, desc, &dlen,
-                                                &bind, &readonly, &continuous, &atomic) &&
-            0 == strcmp (vname, name)) {
-            return i;
-        }
-    }
-    return -1;
-}
+#include "test_pvar.h"
 
 /* A counter counts from its handle's allocation (MPI_T): every handle is
  * allocated once, before the first message. */
@@ -166,11 +145,11 @@ int main (int argc, char **argv)
     MPI_Init (&argc, &argv);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &size);
-    index[0] = pvar_index ("btl_rwv_eager_ring_bytes");
-    index[1] = pvar_index ("btl_rwv_peers_connected");
-    index[2] = pvar_index ("btl_rwv_hot_peers");
-    index[3] = pvar_index ("btl_rwv_promotions");
-    index[4] = pvar_index ("btl_rwv_demotions");
+    index[0] = test_pvar_index ("btl_rwv_eager_ring_bytes");
+    index[1] = test_pvar_index ("btl_rwv_peers_connected");
+    index[2] = test_pvar_index ("btl_rwv_hot_peers");
+    index[3] = test_pvar_index ("btl_rwv_promotions");
+    index[4] = test_pvar_index ("btl_rwv_demotions");
     if (index[0] < 0 || index[1] < 0 || index[2] < 0 || index[3] < 0 || index[4] < 0 || 0 == own ||
         (hot && size % 4)) {
         test_report ("btl_rwv's five performance variables exist (and OWN_BYTES given; HOT_BYTES needs a multiple "

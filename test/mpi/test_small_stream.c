@@ -25,6 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_pvar.h"
+
 #define WINDOW 64
 
 static const size_t sizes[] = {0, 1, 7, 8, 64, 96, 97, 128, 1000, 1024, 1056, 4096, 16383, 16384, 32768, 65000,
@@ -71,26 +73,14 @@ typedef struct {
 static void counters_open (counters_t *c, const char *num_name, const char *den_name)
 {
     const char *names[2] = {num_name, den_name};
-    int num = 0;
 
     c->found = 0;
     MPI_T_pvar_session_create (&c->session);
-    MPI_T_pvar_get_num (&num);
-    for (int i = 0 ; i < num ; ++i) {
-        char vname[256], desc[1024];
-        int vlen = sizeof (vname), dlen = sizeof (desc), verbosity, var_class, bind, readonly, continuous, atomic, n;
-        MPI_Datatype type;
-        MPI_T_enum enumtype;
+    for (int k = 0 ; k < 2 ; ++k) {
+        int index = test_pvar_index (names[k]), n;
 
-        if (MPI_SUCCESS != MPI_T_pvar_get_info (i, vname, &vlen, &verbosity, &var_class, &type, &enumtype, desc,
-                                                &dlen, &bind, &readonly, &continuous, &atomic)) {
-            continue;
-        }
-        for (int k = 0 ; k < 2 ; ++k) {
-            if (0 == strcmp (vname, names[k]) &&
-                MPI_SUCCESS == MPI_T_pvar_handle_alloc (c->session, i, NULL, &c->handle[k], &n)) {
-                c->found |= 1 << k;
-            }
+        if (index >= 0 && MPI_SUCCESS == MPI_T_pvar_handle_alloc (c->session, index, NULL, &c->handle[k], &n)) {
+            c->found |= 1 << k;
         }
     }
 }

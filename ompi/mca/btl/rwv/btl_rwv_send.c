@@ -292,28 +292,22 @@ static bool mca_btl_rwv_batch_starts (mca_btl_rwv_conn_t *conn)
         mca_btl_rwv_slot_waits (conn);
 }
 
-/* Where CONN stood before a frag of a batch, to go back to if the
- * transport does not take it. */
-typedef struct mca_btl_rwv_batch_mark_t {
-    uint64_t send_seq;
-    uint64_t credits_reported;
-    uint32_t next_slot;
-    bool owe_hello;
-} mca_btl_rwv_batch_mark_t;
-
-/* FRAGS[0..COUNT) were not posted: they wait again, first in line, and
- * CONN goes back to where it stood before the first of them. */
-static void mca_btl_rwv_batch_undo (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t **frags, int count,
-                                    const mca_btl_rwv_batch_mark_t *mark)
+/* The transport took the first POSTED of the batch's COUNT FRAGS: the
+ * rest wait again, first in line, and CONN stands where those posted
+ * left it (BEFORE and REPORTED: where it stood before the batch, which
+ * only mca_btl_rwv_advance changed). */
+static void mca_btl_rwv_batch_undo (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t **frags, int posted, int count,
+                                    const mca_btl_rwv_peer_ring_t *before, uint64_t reported)
 {
-    for (int i = count - 1 ; i >= 0 ; --i) {
+    for (int i = count - 1 ; i >= posted ; --i) {
         frags[i]->in_flight = false;
         opal_list_prepend (&conn->pending, &frags[i]->base.super.super);
     }
-    conn->peer.send_seq = mark->send_seq;
-    conn->peer.next_slot = mark->next_slot;
-    conn->peer.owe_hello = mark->owe_hello;
-    conn->local.credits_reported = mark->credits_reported;
+    conn->peer = *before;
+    conn->local.credits_reported = reported;
+    for (int i = 0 ; i < posted ; ++i) {
+        mca_btl_rwv_advance (conn);
+    }
 }
 
 /* What waits on CONN, up to the rail's batch and the credits the peer
@@ -325,26 +319,24 @@ static int mca_btl_rwv_write_batch (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_iov_t iov[MCA_BTL_RWV_MAX_BATCH];
     mca_btl_rwv_frag_t *frags[MCA_BTL_RWV_MAX_BATCH];
-    mca_btl_rwv_batch_mark_t marks[MCA_BTL_RWV_MAX_BATCH];
-    uint64_t credits = conn->peer.slots - (conn->peer.send_seq - conn->peer.consumed);
-    int count = 0, posted;
+    const mca_btl_rwv_peer_ring_t before = conn->peer;
+    uint64_t reported = conn->local.credits_reported, credits = before.slots - (before.send_seq - before.consumed);
+    int count = 0, posted, limit = mca_btl_rwv_batch_limit (conn);
 
     do {
         mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending);
         size_t total;
 
-        marks[count] = (mca_btl_rwv_batch_mark_t) {.send_seq = conn->peer.send_seq, .next_slot = conn->peer.next_slot,
-            .owe_hello = conn->peer.owe_hello, .credits_reported = conn->local.credits_reported};
         mca_btl_rwv_frag_begin (conn, frag);
         total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, frag->hdr_flags, frag);
         iov[count] = (mca_btl_rwv_iov_t) {.buf = frag->buf, .len = total, .desc = frag->reg->desc[conn->rail->index],
             .raddr = mca_btl_rwv_slot_raddr (conn, total), .imm = mca_btl_rwv_imm (conn), .op = &frag->op};
         frags[count++] = frag;
         mca_btl_rwv_advance (conn);
-    } while (count < mca_btl_rwv_batch_limit (conn) && (uint64_t) count < credits && mca_btl_rwv_slot_waits (conn));
+    } while (count < limit && (uint64_t) count < credits && mca_btl_rwv_slot_waits (conn));
     posted = conn->rail->ops->writev (conn, iov, count, conn->peer.ring_rkey, conn->peer.notify_imm);
     if (posted < count) {
-        mca_btl_rwv_batch_undo (conn, frags + posted, count - posted, &marks[posted]);
+        mca_btl_rwv_batch_undo (conn, frags, posted, count, &before, reported);
     }
     for (int i = 0 ; i < posted ; ++i) {
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_EAGER);
