@@ -45,3 +45,126 @@ wait_for_line () {
 ompi_is_5 () {
     ompi_info --version 2>/dev/null | grep -q '^Open MPI v5\.'
 }
+
+# Run a job under a time limit, as timeout(1) would, but tell apart what
+# was left running.  Open MPI 5.0.7's prterun and prted now and then stay
+# after every rank has ended (docs/testing.md), and Open MPI 4.1.4's
+# mpirun now and then after an abort.  The ranks had done their part, so
+# once every rank seen has ended, the launcher gets RWV_LAUNCHER_GRACE
+# seconds (default 30) and is then killed: status 125, a "# launcher"
+# line on stderr, and the test judges the ranks by what they printed
+# (job_ended).  At the limit with ranks still running, their threads'
+# stacks (eu-stack) go to stderr before every process of the job is
+# killed, and the status is 124.
+#   run_job SECONDS command...
+run_job () {
+    local limit=$1 pid watch mark rc
+    shift
+    mark=$(mktemp)
+    "$@" &
+    pid=$!
+    job_watch "$pid" "$limit" "$mark" &
+    watch=$!
+    wait "$pid"
+    rc=$?
+    kill "$watch" 2>/dev/null
+    wait "$watch" 2>/dev/null
+    case "$(cat "$mark")" in
+        launcher) rc=125 ;;
+        hung) rc=124 ;;
+    esac
+    rm -f "$mark"
+    return "$rc"
+}
+
+# True for a job that ended well, or whose ranks all ended and whose
+# launcher alone stayed (run_job's 125).
+job_ended () { # status
+    [ "$1" -eq 0 ] || [ "$1" -eq 125 ]
+}
+
+# PID and every process below it, parents first; with -r only the ranks:
+# the live processes that are neither the launcher nor the shells and
+# tools that start it.  One ps for the whole walk: run_job polls this.
+job_tree () { # [-r] pid
+    local ranks=0
+    [ "$1" = -r ] && { ranks=1; shift; }
+    ps -e -o pid=,ppid=,stat=,comm= | awk -v root="$1" -v ranks="$ranks" '
+        { kids[$2] = kids[$2] " " $1; stat[$1] = $3; comm[$1] = $4 }
+        END { q[1] = root; n = 1
+              for (i = 1; i <= n; i++) {
+                  p = q[i]
+                  if (!ranks) print p
+                  else if (p in stat && stat[p] !~ /^Z/ &&
+                           comm[p] !~ /^(prterun|prted|mpirun|orterun|orted|timeout|bash|sh|ip|unshare|env|sleep)$/)
+                      print p
+                  m = split(kids[p], k, " ")
+                  for (j = 1; j <= m; j++) q[++n] = k[j] } }'
+}
+
+job_ranks () { # pid
+    job_tree -r "$1"
+}
+
+job_kill () { # pid
+    local procs p i alive
+    procs=$(job_tree "$1")
+    kill -TERM $procs 2>/dev/null
+    for ((i = 0; i < 10; i++)); do
+        alive=0
+        for p in $procs; do
+            kill -0 "$p" 2>/dev/null && alive=1
+        done
+        [ "$alive" = 0 ] && return 0
+        sleep 1
+    done
+    kill -KILL $procs 2>/dev/null
+}
+
+job_report () { # pid
+    local p
+    ps -o pid,ppid,stat,etimes,args -p "$(job_tree "$1" | paste -sd,)" | cut -c1-200
+    for p in $(job_ranks "$1"); do
+        echo "# stacks of rank process $p:"
+        if command -v eu-stack > /dev/null; then
+            eu-stack -p "$p" 2>&1 | head -n 200
+        else
+            grep -H . /proc/"$p"/task/*/wchan 2>/dev/null
+        fi
+    done
+}
+
+job_watch () { # pid limit mark
+    local pid=$1 end=$((SECONDS + $2)) grace=${RWV_LAUNCHER_GRACE:-30} seen=0 ended=
+    while kill -0 "$pid" 2>/dev/null; do
+        if [ -n "$(job_ranks "$pid")" ]; then
+            seen=1
+            ended=
+        elif [ "$seen" = 1 ] && [ -z "$ended" ]; then
+            ended=$SECONDS
+        fi
+        if [ -n "$ended" ] && [ $((SECONDS - ended)) -ge "$grace" ]; then
+            echo "# launcher: every rank had ended, the launcher still ran $grace s later; killed it" >&2
+            job_report "$pid" >&2
+            echo launcher > "$3"
+            job_kill "$pid"
+            return
+        fi
+        if [ "$SECONDS" -ge "$end" ]; then
+            echo "# hung: the job still ran after $2 s" >&2
+            job_report "$pid" >&2
+            echo hung > "$3"
+            job_kill "$pid"
+            return
+        fi
+        # no pipe of the job's output held by a sleep that outlives the
+        # watch: a caller reading it through $(...) would wait for it
+        sleep 2 < /dev/null > /dev/null 2>&1
+    done
+}
+
+# What run_job said about a job that hung or left its launcher behind, from
+# the job's output on stdin: for the log of a test that judged the job.
+job_diagnosis () {
+    sed -n '/^# \(hung\|launcher\):/,$p' | head -n 120
+}

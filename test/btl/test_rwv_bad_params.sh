@@ -18,14 +18,14 @@ check_param () { # description mca-args... -- expected-message
     local expect=$2
     local out rc
 
-    out=$(RWV_EXPECT=$expect run_keeping_help "$err" timeout 60 mpirun -np 2 --mca btl self,vader,tcp,rwv "${args[@]}" "$bin" -m 65536)
+    out=$(RWV_EXPECT=$expect run_keeping_help "$err" run_job 60 mpirun -np 2 --mca btl self,vader,tcp,rwv "${args[@]}" "$bin" -m 65536)
     rc=$?
-    if [ "$rc" -eq 0 ] && echo "$out" | grep -q '^ok - ping-pong' && grep -q "$expect" "$err"; then
+    if job_ended "$rc" && echo "$out" | grep -q '^ok - ping-pong' && grep -q "$expect" "$err"; then
         echo "ok - $what: clear message, and the job runs on the other BTLs"
     else
         echo "not ok - $what with other BTLs: exit $rc"; tail -5 "$err"; fail=1
     fi
-    out=$(RWV_EXPECT=$expect run_keeping_help "$err" timeout 60 mpirun -np 2 --mca btl self,rwv "${args[@]}" "$bin" -m 65536)
+    out=$(RWV_EXPECT=$expect run_keeping_help "$err" run_job 60 mpirun -np 2 --mca btl self,rwv "${args[@]}" "$bin" -m 65536)
     rc=$?
     if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "$expect" "$err"; then
         echo "ok - $what: with rwv the only network BTL the job stops with that message"
@@ -64,9 +64,9 @@ fi
 # crashes on those here)
 differ=(-np 2 bash -c '[ "$OMPI_COMM_WORLD_RANK" = 1 ] && export OMPI_MCA_btl_rwv_eager_slot_size=4128; exec "$0" "$@"'
         "$bin" -m 65536)
-out=$(RWV_EXPECT="cannot reach process" run_keeping_help "$err" timeout 60 mpirun --mca btl self,vader,tcp,rwv "${differ[@]}")
+out=$(RWV_EXPECT="cannot reach process" run_keeping_help "$err" run_job 60 mpirun --mca btl self,vader,tcp,rwv "${differ[@]}")
 rc=$?
-if [ "$rc" -eq 0 ] && echo "$out" | grep -q '^ok - ping-pong' && grep -q "cannot reach process" "$err" &&
+if job_ended "$rc" && echo "$out" | grep -q '^ok - ping-pong' && grep -q "cannot reach process" "$err" &&
    ! grep -q "malformed" "$err"; then
     echo "ok - eager slot sizes that differ between processes: clear message at start-up, and the job runs on the other BTLs"
 else
@@ -75,9 +75,9 @@ fi
 # rwv's part ends when a rank stops in MPI_Init with the message (the
 # runtime may lose its own abort text with a show_help ORTE error); Open MPI
 # 4.1.4's mpirun then now and then hangs or crashes tearing the job down
-# (in PMIx_server_finalize), so its own exit status (124 from timeout,
+# (in PMIx_server_finalize), so its own exit status (125 from run_job,
 # 139) is not held against rwv
-out=$(RWV_EXPECT="cannot reach process" run_keeping_help "$err" timeout 60 mpirun --mca btl self,rwv "${differ[@]}")
+out=$(RWV_EXPECT="cannot reach process" run_keeping_help "$err" run_job 60 mpirun --mca btl self,rwv "${differ[@]}")
 rc=$?
 if [ "$rc" -ne 0 ] && grep -q "cannot reach process" "$err" && grep -q "btl_rwv_eager_slot_size - 32" "$err" &&
    ! grep -q "malformed" "$err" && ! echo "$out" | grep -q '^ok - '; then
@@ -97,7 +97,7 @@ ring_message=""
 tried=""
 for limit in 150000 120000 100000 90000 80000 70000 60000; do
     # the runtime may lose the message on its way (test/lib.sh): rerun then
-    run_keeping_help "$err" timeout 60 mpirun -np 2 --mca btl self,rwv --mca btl_rwv_single_copy none \
+    run_keeping_help "$err" run_job 60 mpirun -np 2 --mca btl self,rwv --mca btl_rwv_single_copy none \
         --mca btl_rwv_hot_peers -1 --mca btl_rwv_eager_slots 900 \
         env MALLOC_ARENA_MAX=1 bash -c 'ulimit -v "$0" && exec "$1" -m 1024' "$limit" "$bin" > /dev/null
     tried="$tried $limit:exit-$?"

@@ -29,7 +29,7 @@ writes_per_message () { sed -n 's/^# writes per message //p' "$out"; }
 stream () { # label check-writes(below|above|-) mpirun-and-stream-args...
     local label=$1 check=$2 rc w
     shift 2
-    timeout 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' job "$(dirname "$0")/../cluster/cluster.sh" "$@" > "$out" 2> "$err"
+    run_job 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' job "$(dirname "$0")/../cluster/cluster.sh" "$@" > "$out" 2> "$err"
     rc=$?
     w=$(writes_per_message)
     if [ "$rc" -ne 0 ] || ! grep -q '^ok - ' "$out" || [ -z "$w" ]; then
@@ -56,7 +56,7 @@ rail_down () {
     local pid rc
     rm -f "$stop"
     : > "$out"
-    timeout 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' job "$(dirname "$0")/../cluster/cluster.sh" \
+    run_job 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' job "$(dirname "$0")/../cluster/cluster.sh" \
         "${two[@]}" "$bin" -n 2 -b -t 1 -f "$stop" > "$out" &
     pid=$!
     wait_for_line "$out" '^# progress 20$'
@@ -72,7 +72,7 @@ rail_down () {
 cluster_up 2 2 || exit $?
 RWV_EXPECT="lost a rail to host rwvn" run_keeping_help "$err" rail_down
 rc=$?
-if [ "$rc" -eq 0 ] && grep -q '^ok - ' "$out" && grep -q 'lost a rail to host rwvn' "$err" &&
+if job_ended "$rc" && grep -q '^ok - ' "$out" && grep -q 'lost a rail to host rwvn' "$err" &&
    grep -q '^# progress 40$' "$out"; then
     echo "ok - r2 of 2 rails down in the middle of a two-way stream of batched small messages:" \
          "$(sed -n 's/^ok - //p' "$out")"

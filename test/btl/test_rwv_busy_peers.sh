@@ -30,7 +30,7 @@ job () { # mpirun-args... -- program-args...
     local args=() rc
     while [ "$1" != "--" ]; do args+=("$1"); shift; done
     shift
-    timeout 180 bash -c '. "$0"; shift; cluster_mpirun "$@"' "$(dirname "$0")/../cluster/cluster.sh" \
+    run_job 180 bash -c '. "$0"; shift; cluster_mpirun "$@"' "$(dirname "$0")/../cluster/cluster.sh" \
         -- "${args[@]}" "${timeout_args[@]}" "$bin" "$@" > "$out" 2>&1
     rc=$?
     return $rc

@@ -11,52 +11,62 @@ set -u
 nodes=$1
 rails=$2
 . "$(dirname "$0")/../cluster/cluster.sh"
+. "$(dirname "$0")/../lib.sh"
 cluster_up "$nodes" "$rails" || exit $?
 bin=$RWV_BUILD/test/mpi
 ranks=$(( nodes % 2 ? nodes + 1 : nodes ))
 label="($nodes nodes, $rails rails)"
 common=(-np "$ranks" --map-by node --mca mpi_yield_when_idle 1)
 
-out=$(cluster_mpirun "${common[@]}" --mca btl self,vader,rwv "$bin/test_pingpong_verify" -m 16777216 2>&1)
-echo "$out" | grep -E '^(ok|not ok) - ' | sed "s/\$/ over rwv $label/"
-echo "$out" | grep -q '^ok - ' || echo "$out" | tail -5
+# One job of the cluster: its checks, labelled with what it ran over.  A
+# job that failed without saying so, or hung, is a failure of its own.
+#   cluster_job SUFFIX MPIRUN-ARGS...
+cluster_job () {
+    local suffix=$1 rc arg prog=job
+    shift
+    for arg; do
+        case "$arg" in "$bin"/*) prog=${arg##*/} ;; esac
+    done
+    out=$(run_job 240 cluster_mpirun "$@" 2>&1)
+    rc=$?
+    echo "$out" | grep -E '^(ok|not ok|skip) - ' | sed "s/\$/ $suffix/"
+    echo "$out" | job_diagnosis
+    if job_ended "$rc" && echo "$out" | grep -q '^ok - '; then
+        return
+    fi
+    echo "$out" | grep -q '^not ok - ' || echo "not ok - $prog $suffix: exit $rc"
+    echo "$out" | grep -v '^ok - ' | grep -v '^#' | tail -20
+}
+
+cluster_job "over rwv $label" "${common[@]}" --mca btl self,vader,rwv "$bin/test_pingpong_verify" -m 16777216
 
 # RPUT: with puts but no gets offered, ob1 sends rendezvous messages by
 # RDMA write over the rails (RGET otherwise)
-out=$(cluster_mpirun "${common[@]}" --mca btl self,vader,rwv --mca btl_rwv_flags send,put \
-      "$bin/test_pingpong_verify" -m 16777216 2>&1)
-echo "$out" | grep -E '^(ok|not ok) - ' | sed "s/\$/ over rwv, RPUT (btl_rwv_flags send,put) $label/"
-echo "$out" | grep -q '^ok - ' || echo "$out" | tail -5
+cluster_job "over rwv, RPUT (btl_rwv_flags send,put) $label" "${common[@]}" --mca btl self,vader,rwv \
+    --mca btl_rwv_flags send,put "$bin/test_pingpong_verify" -m 16777216
 
 # as validating benchmarks send large messages: separate buffers refilled
 # through freed temporaries, and bidirectional windows, 1 to 16 MiB
-out=$(cluster_mpirun "${common[@]}" --mca btl self,vader,rwv "$bin/test_large_verify" 2>&1)
-echo "$out" | grep -E '^(ok|not ok) - ' | sed "s/\$/ over rwv $label/"
-echo "$out" | grep -q '^ok - ' || echo "$out" | tail -5
-
-out=$(cluster_mpirun "${common[@]}" --mca btl self,vader,rwv "$bin/test_mpi_semantics" 2>&1)
-echo "$out" | grep -E '^(ok|not ok|skip) - ' | sed "s/\$/ over rwv $label/"
-echo "$out" | grep -q '^ok - ' || echo "$out" | tail -5
-
-out=$(cluster_mpirun "${common[@]}" --mca btl self,vader,rwv "$bin/test_mpi_threads" 2>&1)
-echo "$out" | grep -E '^(ok|not ok) - ' | sed "s/\$/ over rwv $label/"
-echo "$out" | grep -q '^ok - ' || echo "$out" | tail -5
+cluster_job "over rwv $label" "${common[@]}" --mca btl self,vader,rwv "$bin/test_large_verify"
+cluster_job "over rwv $label" "${common[@]}" --mca btl self,vader,rwv "$bin/test_mpi_semantics"
+cluster_job "over rwv $label" "${common[@]}" --mca btl self,vader,rwv "$bin/test_mpi_threads"
 
 # rails chosen by network: with two rails, the second one named by CIDR
 if [ "$rails" -ge 2 ]; then
     cidr=$(cluster_rail_cidr 2)
-    out=$(cluster_mpirun "${common[@]}" --mca btl self,vader,rwv --mca btl_rwv_if_include "$cidr" \
+    out=$(run_job 240 cluster_mpirun "${common[@]}" --mca btl self,vader,rwv --mca btl_rwv_if_include "$cidr" \
           --mca btl_base_verbose 100 "$bin/test_pingpong_verify" -m 1048576 2>&1)
     if echo "$out" | grep -q '^ok - ' && echo "$out" | grep -q 'connecting to .* on ofi/tcp r2 ' &&
        ! echo "$out" | grep -q 'connecting to .* on ofi/tcp r1 '; then
         echo "ok - btl_rwv_if_include $cidr puts the traffic on rail 2 only $label"
     else
         echo "not ok - btl_rwv_if_include $cidr $label"; echo "$out" | grep -E 'connecting|^ok|^not' | head
+        echo "$out" | job_diagnosis
     fi
 fi
 
 # default BTL set (self, vader, tcp and rwv): who carries what
-out=$(cluster_mpirun -np 4 --map-by node --mca mpi_yield_when_idle 1 --mca btl_base_verbose 100 \
+out=$(run_job 240 cluster_mpirun -np 4 --map-by node --mca mpi_yield_when_idle 1 --mca btl_base_verbose 100 \
       "$bin/test_pingpong_verify" -m 65536 2>&1)
 remote_rwv=$(echo "$out" | grep -c 'bml: Using rwv btl for send to')
 remote_tcp=$(echo "$out" | grep -c 'bml: Using tcp btl for send to')
@@ -67,4 +77,5 @@ if echo "$out" | grep -q '^ok - ' && [ "$remote_rwv" -gt 0 ] && [ "$remote_tcp" 
 else
     echo "not ok - default BTL set: rwv used $remote_rwv times, tcp $remote_tcp, vader $local_vader $label"
     echo "$out" | grep -E 'bml: Using|^ok|^not ok' | head
+    echo "$out" | job_diagnosis
 fi

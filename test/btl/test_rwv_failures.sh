@@ -24,7 +24,7 @@ trap 'rm -f "$err"; cluster_down' EXIT
 # down while the ranks sleep after MPI_Init, before their first message.
 (sleep 2; ip -n "$(cluster_node_name 2)" link set r2 down) &
 start=$(date +%s)
-timeout 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --mca btl self,rwv \
+run_job 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --mca btl self,rwv \
     --mca btl_rwv_if_include r2 --mca btl_rwv_connect_timeout 3 "$1" -d 4 -m 1024' \
     "$(dirname "$0")/../cluster/cluster.sh" "$bin" > /dev/null 2> "$err"
 rc=$?
@@ -37,7 +37,7 @@ else
 fi
 
 ip -n "$(cluster_node_name 2)" link set r2 up
-RWV_EXPECT="could not keep a connection to host rwvn2" run_keeping_help "$err" timeout 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --enable-recovery \
+RWV_EXPECT="could not keep a connection to host rwvn2" run_keeping_help "$err" run_job 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --enable-recovery \
     --mca btl self,rwv "$1" -m 16777216 -k 1>&2' "$(dirname "$0")/../cluster/cluster.sh" "$bin"
 rc=$?
 if [ "$rc" -ne 124 ] && grep -q 'closed the connection without saying goodbye' "$err" &&
@@ -53,7 +53,7 @@ flap () { # rails out [mca-args...]
     local pid rails=$1 out=$2
     shift 2
     : > "$out"
-    timeout 240 bash -c '. "$0"; rails=$1 bin=$2; shift 2; cluster_mpirun -np 2 --map-by node \
+    run_job 240 bash -c '. "$0"; rails=$1 bin=$2; shift 2; cluster_mpirun -np 2 --map-by node \
         --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_if_include "$rails" --mca btl_base_verbose 40 \
         "$@" "$bin" -n 300 -t 10' \
         "$(dirname "$0")/../cluster/cluster.sh" "$rails" "$RWV_BUILD/test/mpi/test_stream_verify" "$@" > "$out" 2> "$err" &
@@ -67,7 +67,7 @@ flap () { # rails out [mca-args...]
 out=$(mktemp)
 flap r2 "$out"
 rc=$?
-if [ "$rc" -eq 0 ] && grep -q '^ok - a two-way stream of 300 .* 0 corrupted bytes' "$out" &&
+if job_ended "$rc" && grep -q '^ok - a two-way stream of 300 .* 0 corrupted bytes' "$out" &&
    grep -q 'r2 .*: the link went down; peers with no other rail wait' "$err" && grep -q 'r2 .*: the link is back after' "$err"; then
     echo "ok - the only rail's link down for 2 s in the middle of a stream: the job rides it out with every byte right"
 else
@@ -86,7 +86,7 @@ two_rail_flap () { # label [mca-args...]
     rc=$?
     report=$(grep -h '^\[rwvn1:.*btl/rwv: rail ofi/tcp r2 .*re-established' "$out" "$err" | head -1)
     traffic=$(echo "$report" | sed -n 's/.* \([0-9]*\) eager messages sent, \([0-9]*\) bytes put or got since connected.*/\1 \2/p')
-    if [ "$rc" -eq 0 ] && grep -q '^ok - a two-way stream of 300 .* 0 corrupted bytes' "$out" &&
+    if job_ended "$rc" && grep -q '^ok - a two-way stream of 300 .* 0 corrupted bytes' "$out" &&
        grep -q 'lost a rail to host rwvn' "$err" && [ "$(grep -c 'r2 .*: the rail to rwvn[12] .* is re-established' "$err")" -eq 2 ] &&
        echo "$report" | grep -qE 're-established [1-9][0-9]* times' && [ "${traffic% *}${traffic#* }" != "00" ] &&
        [ -n "$traffic" ] && ! grep -q 'malformed message' "$err"; then

@@ -35,7 +35,7 @@ malformed='received a malformed message from host'
 one_rail_fault () {
     local fault=$1 what=$2 headline=$3 reason=$4 rc
     shift 4
-    RWV_EXPECT=$reason run_keeping_help "$err" timeout 120 \
+    RWV_EXPECT=$reason run_keeping_help "$err" run_job 120 \
         mpirun --mca btl self,rwv --mca btl_rwv_single_copy none "$@" \
         -np 1 "$bin/test_pingpong_verify" -m 65536 : \
         -np 1 -x RWV_TEST_FAULT="$fault" "$bin/test_pingpong_verify" -m 65536 > /dev/null
@@ -70,7 +70,7 @@ n2=$(cluster_node_name 2)
 faulty_pair () {
     local fault=$1 mca=$2
     shift 2
-    run_keeping_help "$err" timeout 300 bash -c \
+    run_keeping_help "$err" run_job 300 bash -c \
         '. "$0"; n1=$1 n2=$2 fault=$3 mca=$4; shift 4
          cluster_mpirun --mca mpi_yield_when_idle 1 --mca btl self,rwv $mca \
              -np 1 -H "$n1" "$@" : -np 1 -H "$n2" -x RWV_TEST_FAULT="$fault" "$@"' \
@@ -78,7 +78,7 @@ faulty_pair () {
 }
 out=$(RWV_EXPECT="a message longer than a ring slot" faulty_pair ring_len "" "$bin/test_stream_verify" -n 200)
 rc=$?
-if [ "$rc" -eq 0 ] && ! crashed && echo "$out" | grep -q '^ok - .* 0 corrupted bytes' &&
+if job_ended "$rc" && ! crashed && echo "$out" | grep -q '^ok - .* 0 corrupted bytes' &&
    grep -q "received a malformed message from host $n2" "$err"; then
     echo "ok - the same on one of two rails: the sender is named, the other rail carries a two-way stream with every byte right"
 else
@@ -92,7 +92,7 @@ fi
 out=$(RWV_EXPECT="on host $n1 lost a rail to host $n2" faulty_pair fetch_addr \
     "--mca btl_rwv_hot_peers 0 --mca orte_base_help_aggregate 0" "$bin/test_stream_verify" -n 200)
 rc=$?
-if [ "$rc" -eq 0 ] && ! crashed && echo "$out" | grep -q '^ok - .* 0 corrupted bytes' &&
+if job_ended "$rc" && ! crashed && echo "$out" | grep -q '^ok - .* 0 corrupted bytes' &&
    grep -q "on host $n1 lost a rail to host $n2" "$err" && ! grep -q "$malformed" "$err"; then
     echo "ok - a FETCH outside its buffer on one of two rails: the reader reports the rail to the sender lost (not a malformed message: the tcp provider's close looks like a broken link), the other rail carries a two-way stream with every byte right"
 else

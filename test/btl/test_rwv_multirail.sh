@@ -36,7 +36,7 @@ striped_run () { # label rails messages [rate]
         bytes=$(rail_bytes "$out" "r$r")
         [ "${bytes:-0}" -gt 0 ] && used+=("r$r: $bytes B")
     done
-    if [ "$rc" -eq 0 ] && grep -q '^ok - ping-pong' "$out" && [ "${#used[@]}" -eq "$rails" ]; then
+    if job_ended "$rc" && grep -q '^ok - ping-pong' "$out" && [ "${#used[@]}" -eq "$rails" ]; then
         echo "ok - ping-pong of 0 B to 16 MiB over $label: every byte correct, every rail carried data (${used[*]})"
     else
         echo "not ok - ping-pong over $label: exit $rc, rails used: ${used[*]:-none}"
@@ -61,7 +61,7 @@ stream_with_failure () { # mpirun-args... -- dev...
     while [ "$1" != "--" ]; do args+=("$1"); shift; done
     shift
     : > "$out" # before the job starts: the wait below must not see the last run's progress
-    timeout 240 bash -c '. "$1"; shift; cluster_mpirun "$@"' cluster-job "$(dirname "$0")/../cluster/cluster.sh" \
+    run_job 240 bash -c '. "$1"; shift; cluster_mpirun "$@"' cluster-job "$(dirname "$0")/../cluster/cluster.sh" \
         "${two[@]}" "${args[@]}" "$mpi/test_stream_verify" -n 300 -t 10 > "$out" 2> "$err" &
     pid=$!
     wait_for_line "$out" '^# progress 60'
@@ -83,7 +83,7 @@ failover_run () { # label rails dev... -- extra mpirun args
     cluster_up 2 "$rails" || exit $?
     RWV_EXPECT="lost a rail to host rwvn" run_keeping_help "$err" stream_with_failure "${args[@]}" -- "${devs[@]}"
     rc=$?
-    if [ "$rc" -eq 0 ] && grep -q '^ok - a two-way stream of 300' "$out" && grep -q 'lost a rail to host rwvn' "$err" &&
+    if job_ended "$rc" && grep -q '^ok - a two-way stream of 300' "$out" && grep -q 'lost a rail to host rwvn' "$err" &&
        grep -qE "rail: +ofi/tcp ($(IFS='|'; echo "${devs[*]}")) " "$err"; then
         echo "ok - $label: a warning names the rail, the job goes on and every byte arrives"
     else
@@ -105,7 +105,7 @@ failover_run "r2 of 2 rails down under a cold peer's stream (btl_rwv_hot_peers 0
 cluster_up 2 2 || exit $?
 barriers () {
     (sleep 3; ip -n "$(cluster_node_name 2)" link set r2 down) &
-    timeout 240 bash -c '. "$1"; shift; cluster_mpirun "$@"' cluster-job "$(dirname "$0")/../cluster/cluster.sh" \
+    run_job 240 bash -c '. "$1"; shift; cluster_mpirun "$@"' cluster-job "$(dirname "$0")/../cluster/cluster.sh" \
         "${two[@]}" "$RWV_BUILD/test/coll/test_barrier" -n 2 -b 1000000 -c 10 > "$out"
     rc=$?
     wait
@@ -115,7 +115,7 @@ barriers () {
 }
 RWV_EXPECT="lost a rail to host rwvn" run_keeping_help "$err" barriers
 rc=$?
-if [ "$rc" -eq 0 ] && grep -q '^ok - 1000000 back-to-back barriers' "$out" && ! grep -q '^not ok' "$out" &&
+if job_ended "$rc" && grep -q '^ok - 1000000 back-to-back barriers' "$out" && ! grep -q '^not ok' "$out" &&
    grep -q 'lost a rail to host rwvn' "$err"; then
     echo "ok - coll/rdmabar's barriers go on, correct, when the rail carrying their flags goes down"
 else

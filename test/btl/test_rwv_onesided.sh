@@ -36,16 +36,17 @@ trap 'rm -f "$out" "$err" "$wrap"; cluster_down' EXIT
 verify_run () { # label launcher args...
     local label=$1 rc
     shift
-    "$@" > "$out" 2>&1
+    run_job 300 "$@" > "$out" 2>&1
     rc=$?
     sed -n "s/^\(ok\|not ok\) - /\1 - $label: /p" "$out"
-    if [ "$rc" -ne 0 ] || ! grep -q '^ok - ' "$out"; then
+    job_diagnosis < "$out"
+    if ! job_ended "$rc" || ! grep -q '^ok - ' "$out"; then
         echo "not ok - $label: exit $rc"
-        grep -v '^ok - ' "$out" | tail -8
+        grep -v '^ok - ' "$out" | grep -v '^#' | tail -8
     fi
 }
 
-verify_run "1 node, 2 ranks, --mca btl self,rwv" mpirun --timeout 600 -np 2 --mca btl self,rwv "$bin"
+verify_run "1 node, 2 ranks, --mca btl self,rwv" mpirun -np 2 --mca btl self,rwv "$bin"
 # Open MPI 5.0's osc/rdma uses rwv's own put, get and atomics only because
 # btl_rwv_one_sided promises remote completion; without it, its emulation
 if ompi_is_5; then
@@ -60,19 +61,19 @@ if ompi_is_5; then
         echo "$native" | grep -E 'accelerated_query|alternate btl|^not ok' | sort -u | head -5
     fi
 fi
-verify_run "1 node, 3 ranks, --mca btl self,rwv" mpirun --timeout 600 -np 3 --oversubscribe --mca mpi_yield_when_idle 1 \
+verify_run "1 node, 3 ranks, --mca btl self,rwv" mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 \
     --mca btl self,rwv "$bin" -m 1048576
-verify_run "1 node, 3 ranks, --mca btl self,vader,rwv" mpirun --timeout 600 -np 3 --oversubscribe --mca mpi_yield_when_idle 1 \
+verify_run "1 node, 3 ranks, --mca btl self,vader,rwv" mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 \
     --mca btl self,vader,rwv "$bin" -m 1048576
 
 cluster_up 2 1 || exit $?
-verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv" cluster_mpirun --timeout 600 -np 4 --map-by node \
+verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv" cluster_mpirun -np 4 --map-by node \
     --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$bin" -D -m 1048576 -n 50
-verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv, derived datatypes" cluster_mpirun --timeout 600 -np 4 \
+verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv, derived datatypes" cluster_mpirun -np 4 \
     --map-by node --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$datatypes" -D -q
 cluster_down
 cluster_up 3 2 || exit $?
-verify_run "3 emulated nodes, 2 rails, --mca btl self,rwv" cluster_mpirun --timeout 600 -np 3 --map-by node \
+verify_run "3 emulated nodes, 2 rails, --mca btl self,rwv" cluster_mpirun -np 3 --map-by node \
     --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv "$bin" -D
 
 # A rail taken down while every rank hammers one counter with atomics:
@@ -85,7 +86,7 @@ verify_run "3 emulated nodes, 2 rails, --mca btl self,rwv" cluster_mpirun --time
 cluster_down
 cluster_up 2 2 || exit $?
 : > "$out"
-timeout 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' cluster-job "$(dirname "$0")/../cluster/cluster.sh" \
+run_job 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' cluster-job "$(dirname "$0")/../cluster/cluster.sh" \
     -np 4 --map-by node --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv \
     --mca osc_rdma_network_max_amo 32 "$bin" -C -n 3000 \
     > "$out" 2> "$err" &
@@ -95,11 +96,12 @@ ip -n "$(cluster_node_name 2)" link set r2 down
 wait $pid
 rc=$?
 ip -n "$(cluster_node_name 2)" link set r2 up
-if [ "$rc" -eq 0 ] && [ "$(grep -c '^ok - ' "$out")" -eq 2 ] && grep -q '^# progress' "$out" &&
+if job_ended "$rc" && [ "$(grep -c '^ok - ' "$out")" -eq 2 ] && grep -q '^# progress' "$out" &&
    grep -q 'lost a rail to host rwvn' "$err"; then
     echo "ok - rail r2 down in the middle of 4 ranks x 3000 atomics on one counter (2 nodes, 2 rails): a warning, every count exact"
 else
     echo "not ok - atomics through a rail failure: exit $rc"; grep -v '^ok' "$out" | tail -5; tail -8 "$err"
+    job_diagnosis < "$err"
 fi
 
 # rank 1 kills itself; with --enable-recovery the runtime lets rank 0 run
@@ -110,7 +112,7 @@ cat > "$wrap" <<'EOW'
 echo "rank $OMPI_COMM_WORLD_RANK exit status: $?" >&2
 EOW
 chmod +x "$wrap"
-RWV_EXPECT="could not keep a connection to host rwvn2" run_keeping_help "$err" timeout 120 bash -c \
+RWV_EXPECT="could not keep a connection to host rwvn2" run_keeping_help "$err" run_job 120 bash -c \
     '. "$1"; shift; cluster_mpirun "$@" 1>&2' cluster-job "$(dirname "$0")/../cluster/cluster.sh" \
     -np 2 --map-by node --enable-recovery --mca btl self,rwv "$wrap" "$bin" -k
 rc=$?
@@ -119,4 +121,5 @@ if [ "$rc" -ne 124 ] && grep -q 'could not keep a connection to host rwvn2' "$er
     echo "ok - a peer killed in a passive-target epoch (fetch-and-op and flush in a loop): rwv names its host, the origin ends with an error (exit $status), no hang"
 else
     echo "not ok - peer death in an RMA epoch: exit $rc, origin's status ${status:-none}"; tail -15 "$err"
+    job_diagnosis < "$err"
 fi

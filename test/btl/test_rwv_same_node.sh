@@ -22,11 +22,11 @@ out=$(mktemp)
 trap 'rm -f "$err" "$out"' EXIT
 shm_before=$(ls /dev/shm | wc -l)
 
-timeout 300 mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_base_verbose 40 \
+run_job 300 mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_base_verbose 40 \
     "$bin/test_mpi_semantics" > "$out" 2> "$err"
 rc=$?
 stores=$(grep -c 'are stores into its shared ring' "$err")
-if [ "$rc" -eq 0 ] && [ "$stores" -eq 6 ] && grep -q '^ok - ' "$out" && ! grep -q '^not ok' "$out"; then
+if job_ended "$rc" && [ "$stores" -eq 6 ] && grep -q '^ok - ' "$out" && ! grep -q '^not ok' "$out"; then
     echo "ok - 3 ranks on one node: all 6 directions store into shared rings and $(grep -c '^ok - ' "$out") semantics checks pass"
 else
     echo "not ok - shared rings at 3 ranks: exit $rc, $stores of 6 directions shared"; grep -E '^not ok' "$out"; tail -5 "$err"
@@ -34,7 +34,7 @@ fi
 
 # registrations the cache was asked for (hits + misses, rank 0) over a ping-pong
 registrations () {
-    timeout 300 mpirun -np 2 --mca btl self,rwv --mca rcache_regcache_print_stats 1 "$@" \
+    run_job 300 mpirun -np 2 --mca btl self,rwv --mca rcache_regcache_print_stats 1 "$@" \
         "$bin/test_pingpong_verify" -m 16777216 > "$out" 2> "$err" < /dev/null || { echo failed; return; }
     grep -q '^ok - ' "$out" || { echo corrupted; return; }
     tr -d '\000' < "$err" | sed -n 's/.*\],0\] rcache\/regcache (btl\/rwv) stats: hits \([0-9]*\) misses \([0-9]*\).*/\1 \2/p' |
@@ -51,11 +51,11 @@ fi
 # rank 1 in a user namespace of its own: rank 0 (in the parent namespace)
 # may still copy and map, rank 1 may not
 if unshare --user --map-root-user true 2>/dev/null; then
-    timeout 300 mpirun --mca btl self,rwv --mca btl_base_verbose 20 \
+    run_job 300 mpirun --mca btl self,rwv --mca btl_base_verbose 20 \
         -np 1 "$bin/test_pingpong_verify" -m 16777216 : \
         -np 1 unshare --user --map-root-user "$bin/test_pingpong_verify" -m 16777216 > "$out" 2> "$err"
     rc=$?
-    if [ "$rc" -eq 0 ] && grep -q '^ok - ping-pong .* 0 corrupted bytes' "$out" &&
+    if job_ended "$rc" && grep -q '^ok - ping-pong .* 0 corrupted bytes' "$out" &&
        grep -q -e 'cross-memory attach refused' -e 'cannot map the rings of process' "$err"; then
         echo "ok - a rank that may not copy from or map its peer (another user namespace) says why, falls back to the loopback rail, and every byte of 0 B to 16 MiB arrives"
     else
@@ -66,7 +66,7 @@ else
 fi
 
 RWV_EXPECT="closed the connection without saying goodbye" run_keeping_help "$err" \
-    timeout 120 mpirun -np 2 --enable-recovery --mca btl self,rwv "$bin/test_pingpong_verify" -m 16777216 -k > /dev/null
+    run_job 120 mpirun -np 2 --enable-recovery --mca btl self,rwv "$bin/test_pingpong_verify" -m 16777216 -k > /dev/null
 rc=$?
 if [ "$rc" -ne 124 ] && grep -q 'closed the connection without saying goodbye' "$err"; then
     echo "ok - a rank killed in the middle of a 16 MiB ping-pong while the rings are shared: a message naming the host, no hang"
@@ -77,12 +77,12 @@ fi
 export RWV_CLUSTER=rwvs
 . "$(dirname "$0")/../cluster/cluster.sh"
 if cluster_up 2 1; then
-    timeout 300 bash -c '. "$0"; cluster_mpirun -np 4 --map-by node --mca mpi_yield_when_idle 1 --mca btl self,rwv \
+    run_job 300 bash -c '. "$0"; cluster_mpirun -np 4 --map-by node --mca mpi_yield_when_idle 1 --mca btl self,rwv \
         --mca btl_base_verbose 100 "$1"' "$(dirname "$0")/../cluster/cluster.sh" "$bin/test_mpi_semantics" > "$out" 2> "$err"
     rc=$?
     stores=$(grep -c 'are stores into its shared ring' "$err")
     remote=$(grep -c 'connected to .* on ofi/tcp r1 ' "$err")
-    if [ "$rc" -eq 0 ] && [ "$stores" -eq 4 ] && [ "$remote" -gt 0 ] && grep -q '^ok - ' "$out" && ! grep -q '^not ok' "$out"; then
+    if job_ended "$rc" && [ "$stores" -eq 4 ] && [ "$remote" -gt 0 ] && grep -q '^ok - ' "$out" && ! grep -q '^not ok' "$out"; then
         echo "ok - 2 nodes x 2 ranks over self,rwv: the 2 same-node pairs share rings (4 directions), the others use the rail ($remote connections), and $(grep -c '^ok - ' "$out") semantics checks pass"
     else
         echo "not ok - mixed job: exit $rc, $stores shared directions (4 expected), $remote rail connections"; grep -E '^not ok' "$out"; tail -5 "$err"

@@ -42,7 +42,7 @@ for config in "2 2 rwv" "3 1 tcp"; do
           --mca btl self,vader,$btl --mca coll rdmabar "$bin/test_collectives_values" -u -q 2>&1)
     rc=$?
     echo "$out" | grep -E '^(ok|not ok) - ' | sed "s|\$| $label|"
-    [ "$rc" -eq 0 ] || { echo "not ok - test_collectives_values exited with $rc $label"; echo "$out" | tail -5; }
+    job_ended "$rc" || { echo "not ok - test_collectives_values exited with $rc $label"; echo "$out" | tail -5; }
     cluster_down
 done
 
@@ -51,7 +51,7 @@ done
 # or a put to it fail first (Open MPI 5.0, where puts complete at the target)
 cluster_up 2 1 >/dev/null || exit $?
 err=$(mktemp)
-RWV_EXPECT='closed the connection without saying goodbye\|connection to rwvn2 failed' run_keeping_help "$err" timeout 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --enable-recovery \
+RWV_EXPECT='closed the connection without saying goodbye\|connection to rwvn2 failed' run_keeping_help "$err" run_job 120 bash -c '. "$0"; cluster_mpirun -np 2 --map-by node --enable-recovery \
     --mca btl self,vader,rwv "$1" -k 200 1>&2' "$(dirname "$0")/../cluster/cluster.sh" "$bin/test_barrier"
 rc=$?
 if [ "$rc" -ne 124 ] && grep -q -e 'closed the connection without saying goodbye' -e 'connection to rwvn2 failed' \

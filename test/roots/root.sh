@@ -43,7 +43,7 @@ packages=(
     openmpi-bin libopenmpi-dev libpmix-dev libfabric-dev libfabric-bin libhwloc-dev
     libibverbs-dev librdmacm-dev
     gcc libc6-dev make autoconf automake libtool pkg-config
-    iproute2 util-linux procps
+    iproute2 util-linux procps elfutils
     debhelper build-essential
 )
 
