@@ -212,12 +212,17 @@ CORE=1 run_test "rdmabar: invalid parameters"                  "$t/coll/test_rdm
 CORE=1 run_test "rdmabar: emulated nodes"                       "$t/coll/test_rdmabar_cluster.sh"
 CORE=1 run_test "rwv: invalid parameters"                      "$t/btl/test_rwv_bad_params.sh"
 run_test "rwv: the MAC of the connection proof"         "$bin/btl/test_rwv_siphash"
+run_test "rwv: addresses of either family (CIDR lists, networks, socket addresses)" "$bin/btl/test_rwv_addr"
 CORE=1 run_test "rwv: 2 emulated nodes"                        "$t/btl/test_rwv_cluster.sh" 2 1
 CORE=1 run_test "rwv: 3 emulated nodes, 2 rails"               "$t/btl/test_rwv_cluster.sh" 3 2
 run_test "rwv: unreachable and dying peers"             "$t/btl/test_rwv_failures.sh"
 CORE=1 run_test "rwv: a peer busy computing at first contact"    "$t/btl/test_rwv_busy_peers.sh"
 run_test "rwv: outsiders on the rail network are refused" "$t/btl/test_rwv_outsiders.sh"
+run_test "rwv: outsiders on an IPv6 rail network are refused" "$t/btl/test_rwv_outsiders.sh" 6
 CORE=1 run_test "rwv: multi-rail striping and failover"       "$t/btl/test_rwv_multirail.sh"
+RWV_CLUSTER_FAMILIES=4,6 LABEL="rail 1 IPv4, rail 2 and 3 IPv6" run_test "rwv: multi-rail striping and failover over IPv4 and IPv6 rails" \
+    "$t/btl/test_rwv_multirail.sh"
+run_test "rwv: rails on IPv6 and dual-stack interfaces"     "$t/btl/test_rwv_ipv6.sh"
 CORE=1 run_test "rwv: small messages written in batches, exactly once" "$t/btl/test_rwv_batching.sh"
 CORE=1 run_test "rwv: MPI one-sided (osc/rdma) on 1, 2, 3 nodes" "$t/btl/test_rwv_onesided.sh"
 run_test "rwv: a member sending malformed data is refused" "$t/btl/test_rwv_member_faults.sh"

@@ -5,7 +5,7 @@
  * FI_EP_MSG, tcp provider), with connection data it cannot have signed, or
  * speaks plain TCP to the port.  Not an MPI program.
  *
- *   rwv_outsider name IP PORT JOBID VPID   well-formed connection data (btl/rwv version 5)
+ *   rwv_outsider name IP PORT JOBID VPID   well-formed connection data (btl/rwv version 6)
  *                                          claiming that process name, with a zero MAC
  *   rwv_outsider replay IP PORT HEX        exactly these bytes as connection data (a
  *                                          request captured from the job's trace)
@@ -15,6 +15,7 @@
  *   rwv_outsider raw IP PORT               a plain TCP connection: 4 KiB of random bytes, close
  *   rwv_outsider silent IP PORT N SECONDS  N plain TCP connections that send nothing,
  *                                          held SECONDS, then closed
+ * IP is an IPv4 or IPv6 address.
  * JOBID is the 32-bit job id (decimal or 0x...) or Open MPI's printed form
  * FAMILY,LOCAL ([[FAMILY,LOCAL],VPID]).
  *
@@ -28,6 +29,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,10 +47,10 @@
 
 #define CM_BYTES 56
 #define CM_MAGIC 0x5257u /* "RW" */
-#define CM_VERSION 5
+#define CM_VERSION 6
 #define TIMEOUT_MS 10000
 
-/* btl/rwv's mca_btl_rwv_cm_data_t, version 5 (btl_rwv_wire.h) */
+/* btl/rwv's mca_btl_rwv_cm_data_t, version 6 (btl_rwv_wire.h) */
 struct cm_data {
     uint16_t magic;
     uint8_t version;
@@ -170,7 +172,7 @@ static int fi_request (const char *ip, const char *port, const void *data, size_
     }
     hints->ep_attr->type = FI_EP_MSG;
     hints->caps = FI_MSG;
-    hints->addr_format = FI_SOCKADDR_IN;
+    hints->addr_format = FI_FORMAT_UNSPEC;  /* IP may be of either family */
     hints->fabric_attr->prov_name = strdup ("tcp");
     rc = fi_getinfo (FI_VERSION (1, 11), ip, port, 0, hints, &info);
     fi_freeinfo (hints);
@@ -254,26 +256,27 @@ static int flood (const char *ip, const char *port, uint32_t count)
 
 static int tcp_open (const char *ip, const char *port, int *fd)
 {
-    struct sockaddr_in sin = {.sin_family = AF_INET};
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV}, *target;
     struct timeval tv = {.tv_sec = TIMEOUT_MS / 1000};
     uint32_t p;
+    int e = 0;
 
-    if (1 != inet_pton (AF_INET, ip, &sin.sin_addr) || parse_u32 (port, &p) || p > 65535) {
+    if (parse_u32 (port, &p) || p > 65535 || 0 != getaddrinfo (ip, port, &hints, &target)) {
         return EINVAL;
     }
-    sin.sin_port = htons ((uint16_t) p);
-    if ((*fd = socket (AF_INET, SOCK_STREAM, 0)) < 0) {
-        return errno;
+    if ((*fd = socket (target->ai_family, SOCK_STREAM, 0)) < 0) {
+        e = errno;
+    } else {
+        /* bounds connect() too */
+        (void) setsockopt (*fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof (tv));
+        if (connect (*fd, target->ai_addr, target->ai_addrlen)) {
+            e = errno;
+            close (*fd);
+        }
     }
-    /* bounds connect() too */
-    (void) setsockopt (*fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof (tv));
-    if (connect (*fd, (struct sockaddr *) &sin, sizeof (sin))) {
-        int e = errno;
-
-        close (*fd);
-        return e;
-    }
-    return 0;
+    freeaddrinfo (target);
+    return e;
 }
 
 static int raw (const char *ip, const char *port)

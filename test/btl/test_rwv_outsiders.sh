@@ -22,11 +22,24 @@
 # with its reason and source; the ranks must be alive after the attacks
 # and the stream must go on (test_stream_verify -f: until the test says
 # stop) and end with 0 corrupted bytes.
+#   test_rwv_outsiders.sh [6]   6: the same over IPv6 (the rail dual-stack,
+#                               rwv told btl_rwv_ip_family ipv6)
 set -u
+ipfam=${1:-4}
 export RWV_CLUSTER=rwvo
 cluster_sh=$(cd "$(dirname "$0")/../cluster" && pwd)/cluster.sh
 . "$cluster_sh"
+mca_family=()
+if [ "$ipfam" = 6 ]; then
+    export RWV_CLUSTER_FAMILIES=46
+    mca_family=(--mca btl_rwv_ip_family ipv6)
+fi
 cluster_up 3 1 || exit $?
+# a node's address on the rail in the family under test
+node_addr () { # node-number
+    if [ "$ipfam" = 6 ]; then cluster_addr6 "$1" 1; else cluster_addr "$1" 1; fi
+}
+ip_re='[0-9a-f.:]+'  # an address of either family
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; cluster_down' EXIT
 log=$tmp/job.log
@@ -38,7 +51,7 @@ n2=$(cluster_node_name 2)
 n3=$(cluster_node_name 3)
 start=$(date +%s)
 
-timeout 120 "$cluster_sh" mpirun -np 2 --host "$n1,$n2" --map-by node --mca btl self,rwv \
+timeout 120 "$cluster_sh" mpirun -np 2 --host "$n1,$n2" --map-by node --mca btl self,rwv "${mca_family[@]}" \
     --mca btl_base_verbose 100 "$RWV_BUILD/test/mpi/test_stream_verify" -n 40 -t 10 -f "$stop" > "$log" 2>&1 &
 job=$!
 
@@ -56,14 +69,14 @@ for ((i = 0; i < 600; i++)); do
        grep -q '^# progress ' "$log"; then
         while read -r line; do
             # [rwvoC:PID] btl/rwv: connection data to [[F,L],V] on ofi/tcp r1 IP: HEX
-            if [[ "$line" =~ ^\[([^:]+):([0-9]+)\]\ btl/rwv:\ connection\ data\ to\ \[\[([0-9]+),([0-9]+)\],([0-9]+)\]\ on\ ofi/tcp\ r1\ ([0-9.]+):\ ([0-9a-f]{112})$ ]]; then
+            if [[ "$line" =~ ^\[([^:]+):([0-9]+)\]\ btl/rwv:\ connection\ data\ to\ \[\[([0-9]+),([0-9]+)\],([0-9]+)\]\ on\ ofi/tcp\ r1\ ($ip_re):\ ([0-9a-f]{112})$ ]]; then
                 cnode=${BASH_REMATCH[1]} cpid=${BASH_REMATCH[2]} family=${BASH_REMATCH[3]} lid=${BASH_REMATCH[4]}
                 tvpid=${BASH_REMATCH[5]} caddr=${BASH_REMATCH[6]} hex=${BASH_REMATCH[7]}
                 tnode=$([ "$cnode" = "$n1" ] && echo "$n2" || echo "$n1")
                 listen=$(grep -m1 "^\[$tnode:[0-9]*\] btl/rwv: rail [0-9]*: ofi/tcp r1 .* listening on " "$log")
                 tpid=$(echo "$listen" | sed 's/^\[[^:]*:\([0-9]*\)\].*/\1/')
-                taddr=$(echo "$listen" | sed 's/.* listening on \([0-9.]*\) port .*/\1/')
-                tport=$(echo "$listen" | sed 's/.* listening on [0-9.]* port \([0-9]*\) .*/\1/')
+                taddr=$(echo "$listen" | sed -E "s/.* listening on ($ip_re) port .*/\1/")
+                tport=$(echo "$listen" | sed -E "s/.* listening on $ip_re port ([0-9]+) .*/\1/")
                 cvpid=$((1 - tvpid))
                 if target_log | grep -q "connection request from \[\[$family,$lid\],$cvpid\] on ofi/tcp r1 "; then
                     ready=1
@@ -88,7 +101,6 @@ for p in $(ip netns pids "$tnode" 2>/dev/null); do
 done
 [ -n "${hpid:-}" ] || { echo "not ok - the target rank's process (pid $tpid in $tnode) not found from the host"; exit 1; }
 jobid=$(( family << 16 | lid ))
-addr3=$(cluster_addr 3 1)
 echo "# target: rank $tvpid ($tnode, pid $tpid) listening on $taddr port $tport;" \
      "captured: rank $cvpid's request ($cnode, $caddr): $hex"
 progress_before=$(grep '^# progress ' "$log" | tail -1 | cut -d' ' -f3)
@@ -123,7 +135,7 @@ refusal_line () { # src reason
 attack () {
     local label=$1 node=$2 reason=$3 out rc src
     shift 3
-    src=$(cluster_addr "${node#"$RWV_CLUSTER"}" 1)
+    src=$(node_addr "${node#"$RWV_CLUSTER"}")
     sleep 1.1 # refusals are reported at most once a second
     out=$(ip netns exec "$node" timeout 60 "$outsider" "$1" "$taddr" "$tport" "${@:2}" 2>&1)
     rc=$?

@@ -18,6 +18,11 @@
 # Node n is namespace ${RWV_CLUSTER}n (default rwvn1, rwvn2, ...), its host
 # name is the same, and its rail r interface is named r<r> with address
 # <rail net r>.<n>.  The runtime's own traffic stays on rail 1.
+# RWV_CLUSTER_FAMILIES gives each rail its address families, comma
+# separated per rail (the last one for the rest): 4 (the default), 6 or
+# 46; an IPv6 rail r has 2001:db8:r::n/64 (RFC 3849), added without
+# duplicate-address detection so it is usable at once.  Rail 1 always
+# keeps IPv4: the runtime speaks it.
 
 RWV_CLUSTER=${RWV_CLUSTER:-rwvn}
 # one documentation network (RFC 5737) per rail
@@ -61,6 +66,40 @@ cluster_addr () { # node rail
     echo "${RWV_RAIL_NETS[$(($2 - 1))]}.$1"
 }
 
+cluster_addr6 () { # node rail
+    echo "2001:db8:$2::$1"
+}
+
+cluster_rail_cidr6 () { # rail
+    echo "2001:db8:$1::/64"
+}
+
+# The address families of rail r: 4, 6 or 46.
+cluster_rail_families () { # rail
+    local -a list
+    IFS=, read -ra list <<< "${RWV_CLUSTER_FAMILIES:-4}"
+    if [ "$1" -eq 1 ] || [ ${#list[@]} -eq 0 ]; then
+        echo "${list[0]:-4}" | sed 's/^6$/46/'
+    elif [ "$1" -le ${#list[@]} ]; then
+        echo "${list[$(($1 - 1))]}"
+    else
+        echo "${list[-1]}"
+    fi
+}
+
+# Give node n's interface of rail r its addresses.
+cluster_add_addrs () { # node rail
+    local ns families
+    ns=$(cluster_node_name "$1")
+    families=$(cluster_rail_families "$2")
+    if [[ "$families" == *4* ]]; then
+        ip -n "$ns" addr add "$(cluster_addr "$1" "$2")/24" dev "r$2" || return 1
+    fi
+    if [[ "$families" == *6* ]]; then
+        ip -n "$ns" addr add "$(cluster_addr6 "$1" "$2")/64" dev "r$2" nodad || return 1
+    fi
+}
+
 # Limit a node's egress on one rail.  Every direction of every flow leaves
 # some node, so this limits the rail both ways.
 cluster_limit () { # ns dev rate
@@ -72,7 +111,7 @@ cluster_add_node_link () { # node rail peer_ns peer_dev rate
     ns=$(cluster_node_name "$1")
     dev="r$2"
     ip link add "$dev" netns "$ns" type veth peer name "$4" netns "$3" || return 1
-    ip -n "$ns" addr add "$(cluster_addr "$1" "$2")/24" dev "$dev" || return 1
+    cluster_add_addrs "$1" "$2" || return 1
     ip -n "$ns" link set "$dev" up || return 1
     ip -n "$3" link set "$4" up || return 1
     if [ -n "$5" ]; then
@@ -108,7 +147,7 @@ cluster_up () { # nodes rails [rate]
         for ((r = 1; r <= rails; r++)); do
             rate=$(cluster_rail_rate "$rates" $r)
             cluster_add_node_link 1 $r "$(cluster_node_name 2)" "r$r" "$rate" || return 1
-            ip -n "$(cluster_node_name 2)" addr add "$(cluster_addr 2 $r)/24" dev "r$r" || return 1
+            cluster_add_addrs 2 $r || return 1
             if [ -n "$rate" ]; then
                 cluster_limit "$(cluster_node_name 2)" "r$r" "$rate" || return 1
             fi

@@ -83,6 +83,14 @@ typedef enum {
     MCA_BTL_RWV_PUT_COMPLETION_DELIVERED, /* the data is at the target */
 } mca_btl_rwv_put_completion_t;
 
+/* Which address families rails use to reach a peer, in which order. */
+typedef enum {
+    MCA_BTL_RWV_IP_FAMILY_AUTO,          /* both, IPv4 first */
+    MCA_BTL_RWV_IP_FAMILY_PREFER_IPV6,   /* both, IPv6 first */
+    MCA_BTL_RWV_IP_FAMILY_IPV4,          /* IPv4 alone */
+    MCA_BTL_RWV_IP_FAMILY_IPV6,          /* IPv6 alone */
+} mca_btl_rwv_ip_family_t;
+
 typedef enum {
     MCA_BTL_RWV_EAGER_RAIL_FIRST,        /* the first live rail in preference order */
     MCA_BTL_RWV_EAGER_RAIL_ROUND_ROBIN,  /* every live rail in turn */
@@ -193,6 +201,7 @@ typedef struct mca_btl_rwv_component_t {
     int single_copy;                 /* mca_btl_rwv_single_copy_t */
     int put_completion;              /* mca_btl_rwv_put_completion_t */
     int backend;                     /* mca_btl_rwv_backend_t */
+    int ip_family;                   /* mca_btl_rwv_ip_family_t */
 
     /* The one module, from the start of init.  Every function reaches it
      * here; the btl argument the BTL interface passes is this same module. */

@@ -55,8 +55,8 @@ static void rwv_auth_mac (const mca_btl_rwv_cm_data_t *data, const uint8_t *key,
     memset (&input, 0, sizeof (input));
     memcpy (input.data, data, sizeof (input.data));
     input.ends.to = ends->to;
-    input.ends.from_ipv4 = ends->from_ipv4;
-    input.ends.to_ipv4 = ends->to_ipv4;
+    input.ends.from = ends->from;
+    input.ends.to_ip = ends->to_ip;
     if (NULL != binding) {
         memcpy (input.binding, binding, sizeof (input.binding));
     }

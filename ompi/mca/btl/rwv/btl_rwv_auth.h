@@ -21,17 +21,20 @@
 
 #include "opal/util/proc.h"
 
+#include "btl_rwv_addr.h"
+
 #define MCA_BTL_RWV_SECRET_BYTES 16 /* a SipHash key */
 #define MCA_BTL_RWV_MAC_BYTES 8
 
 struct mca_btl_rwv_cm_data_t;
 
-/* Who speaks to whom, as the MAC covers it: names and IPv4 addresses
- * (network byte order) of the sender and the receiver of the data. */
+/* Who speaks to whom, as the MAC covers it: the receiver's name and the
+ * addresses of the sender and the receiver of the data, 128 bits of
+ * either family (IPv4 as IPv4-mapped). */
 typedef struct mca_btl_rwv_auth_ends_t {
     opal_process_name_t to;
-    uint32_t from_ipv4;
-    uint32_t to_ipv4;
+    mca_btl_rwv_ip_t from;
+    mca_btl_rwv_ip_t to_ip;
 } mca_btl_rwv_auth_ends_t;
 
 /* Draw this process's secret (getrandom). */

@@ -45,7 +45,7 @@ typedef struct mca_btl_rwv_cm_deferred_t {
     mca_btl_rwv_conn_t *conn;
     mca_btl_rwv_rail_t *rail;
     void *request;
-    uint32_t src_ipv4;
+    mca_btl_rwv_ip_t src_ip;
     size_t len;
     unsigned char data[sizeof (mca_btl_rwv_cm_data_t)];
     char why[192];
@@ -86,7 +86,7 @@ bool mca_btl_rwv_cm_defer (mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_kind_t kind,
 }
 
 bool mca_btl_rwv_cm_defer_request (mca_btl_rwv_rail_t *rail, void *request, const mca_btl_rwv_cm_data_t *cm,
-                                   uint32_t src_ipv4, mca_btl_rwv_conn_t *conn)
+                                   const mca_btl_rwv_ip_t *src_ip, mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_cm_deferred_t *event;
 
@@ -100,7 +100,7 @@ bool mca_btl_rwv_cm_defer_request (mca_btl_rwv_rail_t *rail, void *request, cons
     }
     event->rail = rail;
     event->request = request;
-    event->src_ipv4 = src_ipv4;
+    event->src_ip = *src_ip;
     return true;
 }
 
@@ -111,7 +111,7 @@ static void rwv_cm_run_one (mca_btl_rwv_cm_deferred_t *event)
     conn->cm_deferred--;
     switch (event->kind) {
     case MCA_BTL_RWV_CM_REQUEST:
-        mca_btl_rwv_conn_request (event->rail, event->request, event->data, event->len, event->src_ipv4);
+        mca_btl_rwv_conn_request (event->rail, event->request, event->data, event->len, &event->src_ip);
         break;
     case MCA_BTL_RWV_CM_ESTABLISHED:
         mca_btl_rwv_conn_established (conn, event->data, event->len);

@@ -37,7 +37,7 @@ bool mca_btl_rwv_cm_defer (mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_kind_t kind,
 /* Likewise for a request: queued if CONN (NULL if none yet) is failed or
  * has events queued. */
 bool mca_btl_rwv_cm_defer_request (mca_btl_rwv_rail_t *rail, void *request, const mca_btl_rwv_cm_data_t *cm,
-                                   uint32_t src_ipv4, mca_btl_rwv_conn_t *conn);
+                                   const mca_btl_rwv_ip_t *src_ip, mca_btl_rwv_conn_t *conn);
 /* From progress, in the application's thread: handle what was queued. */
 int mca_btl_rwv_cm_run_deferred (void);
 

@@ -81,7 +81,8 @@ static int rwv_modex_send (void)
     struct {
         mca_btl_rwv_modex_t head;
         mca_btl_rwv_rail_addr_t addrs[MCA_BTL_RWV_MAX_RAILS];
-    } blob = {.head = {.max_eager = (uint32_t) mca_btl_rwv_max_payload ()}};
+    } blob = {.head = {.max_eager = (uint32_t) mca_btl_rwv_max_payload (),
+                       .addr_size = sizeof (mca_btl_rwv_rail_addr_t)}};
     int rc;
 
     if (OPAL_SUCCESS != (rc = mca_btl_rwv_auth_init ())) {
@@ -269,13 +270,12 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
     for (int i = 0 ; i < module->num_rails ; ++i) {
         mca_btl_rwv_rail_t *rail = module->rails[i];
 
-        char ip[INET_ADDRSTRLEN];
+        char where[2 * (MCA_BTL_RWV_IP_STRLEN + 16)];
 
-        inet_ntop (AF_INET, &rail->addr.ipv4, ip, sizeof (ip));
         opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
-                             "btl/rwv: rail %d: %s listening on %s port %u (NUMA node %d, process on %d; %s; "
-                             "rings of %d x %d bytes for %d hot peers, %d x %d for the others)", i, rail->name, ip,
-                             (unsigned) ntohs (rail->addr.port), rail->numa_node, numa,
+                             "btl/rwv: rail %d: %s listening on %s (NUMA node %d, process on %d; %s; "
+                             "rings of %d x %d bytes for %d hot peers, %d x %d for the others)", i, rail->name,
+                             mca_btl_rwv_rail_addr_text (&rail->addr, where, sizeof (where)), rail->numa_node, numa,
                              rail->bandwidth > 0 ? "bandwidth configured" : "bandwidth measured",
                              c->eager_slots, c->eager_slot_size, c->hot_peers, c->cold_slots, c->cold_slot_size);
     }

@@ -169,14 +169,14 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
     }
 
     if (!endpoint->failed) {
-        char peer[INET_ADDRSTRLEN];
+        char peer[MCA_BTL_RWV_IP_STRLEN];
 
         endpoint->failed = true;
-        inet_ntop (AF_INET, &conn->peer_addr.ipv4, peer, sizeof (peer));
+        mca_btl_rwv_ip_ntop (&conn->peer_ip, peer, sizeof (peer));
         rwv_show_help ("help-mpi-btl-rwv.txt", "connection failed", true,
                        OPAL_PROC_MY_HOSTNAME, mca_btl_rwv_peer_host (endpoint),
                        OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name, peer,
-                       ntohs (conn->peer_addr.port), why, mca_btl_rwv_component.connect_timeout);
+                       ntohs (conn->peer_port), why, mca_btl_rwv_component.connect_timeout);
         if (NULL != module->error_cb) {
             (void) asprintf (&info, "btl/rwv: connection to %s failed: %s", mca_btl_rwv_peer_host (endpoint), why);
             module->error_cb (&module->super, MCA_BTL_ERROR_FLAGS_FATAL, endpoint->proc, info);
@@ -277,12 +277,12 @@ static const char *mca_btl_rwv_conn_bandwidth_source (const mca_btl_rwv_conn_t *
 void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    char peer[INET_ADDRSTRLEN];
+    char peer[MCA_BTL_RWV_IP_STRLEN];
 
     if (MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
         mca_btl_rwv_conn_say_goodbye (conn);
     }
-    inet_ntop (AF_INET, &conn->peer_addr.ipv4, peer, sizeof (peer));
+    mca_btl_rwv_ip_ntop (&conn->peer_ip, peer, sizeof (peer));
     opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                          "btl/rwv: rail %s to %s: %s bandwidth %.1f MB/s, %" PRIu64 " eager messages sent, "
                          "%" PRIu64 " bytes put or got since connected, re-established %u times", conn->rail->name,

@@ -153,7 +153,9 @@ struct mca_btl_base_endpoint_t;
 typedef struct mca_btl_rwv_conn_t {
     struct mca_btl_base_endpoint_t *endpoint;
     mca_btl_rwv_rail_t *rail;
-    mca_btl_rwv_rail_addr_t peer_addr;
+    int family;                /* MCA_BTL_RWV_IPV4 or _IPV6: the addresses it runs between */
+    mca_btl_rwv_ip_t peer_ip;  /* the peer's end; unset until known */
+    uint16_t peer_port;        /* the peer's listen port there (network byte order); 0: not known */
     mca_btl_rwv_conn_state_t state;
     bool may_send;             /* passive side: the active side has spoken */
     void *backend;             /* the backend's per-connection state */

@@ -17,6 +17,7 @@
 #include "btl_rwv_cma.h"
 #include "btl_rwv_conn.h"
 #include "btl_rwv_endpoint.h"
+#include "btl_rwv_params.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_failover.h"
 #include "btl_rwv_handshake.h"
@@ -28,6 +29,7 @@ static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)
     endpoint->same_node = false;
     endpoint->cma_pid = 0;
     endpoint->peer_rings = NULL;
+    endpoint->modex_read = false;
     endpoint->num_peer_rails = 0;
     endpoint->num_rails = 0;
     endpoint->next_rail = 0;
@@ -67,19 +69,31 @@ static uint64_t mca_btl_rwv_name_key (const opal_process_name_t *name)
 
 /* ------------------------------------------------------------ rail choice */
 
-static bool mca_btl_rwv_same_network (const mca_btl_rwv_rail_addr_t *a, const mca_btl_rwv_rail_addr_t *b)
+/* Do both have an address of FAMILY, in one network (under the shorter
+ * of their two prefixes)? */
+static bool mca_btl_rwv_same_network (const mca_btl_rwv_rail_addr_t *a, const mca_btl_rwv_rail_addr_t *b,
+                                      int family)
 {
-    uint32_t mask = mca_btl_rwv_netmask (a->prefix_len < b->prefix_len ? a->prefix_len : b->prefix_len);
+    int bits = a->prefix_len[family] < b->prefix_len[family] ? a->prefix_len[family] : b->prefix_len[family];
 
-    return (a->ipv4 & mask) == (b->ipv4 & mask);
+    return 0 != a->port[family] && 0 != b->port[family] &&
+           mca_btl_rwv_ip_same_net (&a->ip[family], &b->ip[family], bits);
 }
 
-int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_rail_t *rail)
+int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_rail_t *rail,
+                               int *family)
 {
-    for (int p = 0 ; p < endpoint->num_peer_rails ; ++p) {
-        if (rail->addr.loopback == endpoint->peer_rails[p].loopback &&
-            mca_btl_rwv_same_network (&rail->addr, &endpoint->peer_rails[p])) {
-            return p;
+    int order[MCA_BTL_RWV_FAMILIES], families = mca_btl_rwv_family_order (order);
+
+    for (int f = 0 ; f < families ; ++f) {
+        for (int p = 0 ; p < endpoint->num_peer_rails ; ++p) {
+            if (rail->addr.loopback == endpoint->peer_rails[p].loopback &&
+                mca_btl_rwv_same_network (&rail->addr, &endpoint->peer_rails[p], order[f])) {
+                if (NULL != family) {
+                    *family = order[f];
+                }
+                return p;
+            }
         }
     }
     return -1;
@@ -100,7 +114,7 @@ static int mca_btl_rwv_choose_rails (mca_btl_rwv_endpoint_t *endpoint)
         for (int r = 0 ; r < module->num_rails ; ++r) {
             mca_btl_rwv_rail_t *rail = module->rails[r];
 
-            if (rail->addr.loopback == (0 == pass) && mca_btl_rwv_peer_rail_for (endpoint, rail) >= 0) {
+            if (rail->addr.loopback == (0 == pass) && mca_btl_rwv_peer_rail_for (endpoint, rail, NULL) >= 0) {
                 endpoint->rails[endpoint->num_rails++] = r;
             }
         }
@@ -128,6 +142,53 @@ static bool mca_btl_rwv_peer_takes_our_eager (const mca_btl_rwv_endpoint_t *endp
     return false;
 }
 
+/* A peer on another node whose modex was read but whose rails none of
+ * ours shares a network with: said once, with both sides' addresses.  A
+ * peer on this node without a loopback rail is btl/self's and vader's. */
+static void mca_btl_rwv_say_unreachable (const mca_btl_rwv_endpoint_t *endpoint)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    char mine[512] = "", theirs[512] = "";
+    static bool said;
+
+    if (said || endpoint->same_node || 0 == endpoint->num_peer_rails) {
+        return;
+    }
+    said = true;
+    for (int r = 0 ; r < module->num_rails ; ++r) {
+        if (!module->rails[r]->addr.loopback) {
+            mca_btl_rwv_rail_addr_nets (&module->rails[r]->addr, mine, sizeof (mine));
+        }
+    }
+    for (int p = 0 ; p < endpoint->num_peer_rails ; ++p) {
+        if (!endpoint->peer_rails[p].loopback) {
+            mca_btl_rwv_rail_addr_nets (&endpoint->peer_rails[p], theirs, sizeof (theirs));
+        }
+    }
+    rwv_show_help ("help-mpi-btl-rwv.txt", "no common network", true, OPAL_PROC_MY_HOSTNAME,
+                   OPAL_NAME_PRINT(endpoint->proc->proc_name), mca_btl_rwv_peer_host (endpoint),
+                   *mine ? mine : "none", *theirs ? theirs : "none", mca_btl_rwv_ip_family_text ());
+}
+
+/* Each published address is of the family of its place, with a prefix
+ * that family has. */
+static bool mca_btl_rwv_peer_rails_sane (const mca_btl_rwv_endpoint_t *endpoint)
+{
+    static const int max_bits[MCA_BTL_RWV_FAMILIES] = {32, 128};
+
+    for (int p = 0 ; p < endpoint->num_peer_rails ; ++p) {
+        const mca_btl_rwv_rail_addr_t *addr = &endpoint->peer_rails[p];
+
+        for (int f = 0 ; f < MCA_BTL_RWV_FAMILIES ; ++f) {
+            if (0 != addr->port[f] &&
+                (f != mca_btl_rwv_ip_family (&addr->ip[f]) || addr->prefix_len[f] > max_bits[f])) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 /* The peer's modex (mca_btl_rwv_modex_t, then its rail addresses). */
 static int mca_btl_rwv_endpoint_modex (mca_btl_rwv_endpoint_t *endpoint)
 {
@@ -153,7 +214,14 @@ static int mca_btl_rwv_endpoint_modex (mca_btl_rwv_endpoint_t *endpoint)
     }
     memcpy (endpoint->peer_rails, data + sizeof (head), endpoint->num_peer_rails * addr_size);
     free (data);
-    return mca_btl_rwv_peer_takes_our_eager (endpoint, head.max_eager) ? OPAL_SUCCESS : OPAL_ERR_BAD_PARAM;
+    if (addr_size != head.addr_size || !mca_btl_rwv_peer_rails_sane (endpoint)) {
+        return OPAL_ERR_BAD_PARAM; /* another version of rwv */
+    }
+    if (!mca_btl_rwv_peer_takes_our_eager (endpoint, head.max_eager)) {
+        return OPAL_ERR_BAD_PARAM;
+    }
+    endpoint->modex_read = true;
+    return OPAL_SUCCESS;
 }
 
 mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (opal_proc_t *proc, bool create)
@@ -176,6 +244,9 @@ mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (opal_proc_t *proc, bool cre
         opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                              "btl/rwv: no rail reaches %s on %s", OPAL_NAME_PRINT(proc->proc_name),
                              mca_btl_rwv_peer_host (endpoint));
+        if (endpoint->modex_read) {
+            mca_btl_rwv_say_unreachable (endpoint);
+        }
         OBJ_RELEASE(endpoint);
         return NULL;
     } else if (!mca_btl_rwv_cma_refused ()) {

@@ -25,6 +25,7 @@ struct mca_btl_base_endpoint_t {
     pid_t cma_pid;             /* on this node and reachable by single copy (btl_rwv_cma.c), else 0 */
     unsigned char *peer_rings; /* its shared rings mapped here (btl_rwv_shm.c); MAP_FAILED: cannot be */
     mca_btl_rwv_shm_card_t peer_card;
+    bool modex_read;           /* its modex was read and is of this version */
     int num_peer_rails;
     mca_btl_rwv_rail_addr_t peer_rails[MCA_BTL_RWV_MAX_RAILS];
     uint8_t peer_secret[MCA_BTL_RWV_SECRET_BYTES]; /* from the modex: keys what we send it */
@@ -54,8 +55,11 @@ OBJ_CLASS_DECLARATION(mca_btl_rwv_endpoint_t);
 
 mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (opal_proc_t *proc,
                                                      bool create);
-/* the peer's rail on the same network as our RAIL, -1 if none */
-int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_rail_t *rail);
+/* the peer's rail on the same network as our RAIL, in the first family
+ * btl_rwv_ip_family allows that both have there (into *FAMILY unless
+ * NULL); -1 if none */
+int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_rail_t *rail,
+                               int *family);
 
 /* The connection for the next eager message (btl_rwv_eager_rail), started
  * if needed; NULL when the peer is unreachable. */

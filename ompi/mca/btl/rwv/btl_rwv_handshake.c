@@ -99,19 +99,21 @@ static void mca_btl_rwv_trace_cm (const mca_btl_rwv_conn_t *conn, const mca_btl_
 void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
-    int peer_rail = mca_btl_rwv_peer_rail_for (endpoint, conn->rail);
+    int family, peer_rail = mca_btl_rwv_peer_rail_for (endpoint, conn->rail, &family);
     mca_btl_rwv_cm_data_t cm;
 
     mca_btl_rwv_conn_reset (conn);
-    conn->peer_addr = endpoint->peer_rails[peer_rail];
+    conn->family = family;
+    conn->peer_ip = endpoint->peer_rails[peer_rail].ip[family];
+    conn->peer_port = endpoint->peer_rails[peer_rail].port[family];
     conn->deadline = mca_btl_rwv_now () + mca_btl_rwv_component.connect_timeout;
     mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_CONNECTING);
     RWV_TRACE("btl/rwv: connecting to %s on %s", OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name);
     mca_btl_rwv_conn_fill_cm (conn, &cm);
     cm.attempt = conn->attempt = ++mca_btl_rwv_component.module->next_attempt;
     mca_btl_rwv_auth_sign (&cm, endpoint->peer_secret, &(mca_btl_rwv_auth_ends_t) {
-                               .to = endpoint->proc->proc_name, .from_ipv4 = conn->rail->addr.ipv4,
-                               .to_ipv4 = conn->peer_addr.ipv4}, NULL);
+                               .to = endpoint->proc->proc_name, .from = conn->rail->addr.ip[family],
+                               .to_ip = conn->peer_ip}, NULL);
     memcpy (conn->request_mac, cm.mac, sizeof (cm.mac));
     mca_btl_rwv_trace_cm (conn, &cm);
     if (OPAL_SUCCESS != conn->rail->ops->connect (conn->rail, conn, &cm, sizeof (cm))) {
@@ -121,11 +123,12 @@ void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn)
 
 /* Refusals are counted; at most one line a second says how many and
  * why the last one was refused, naming where it came from. */
-static void mca_btl_rwv_conn_refuse (mca_btl_rwv_rail_t *rail, void *request, uint32_t src_ipv4, const char *why)
+static void mca_btl_rwv_conn_refuse (mca_btl_rwv_rail_t *rail, void *request, const mca_btl_rwv_ip_t *src_ip,
+                                     const char *why)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     double now = mca_btl_rwv_now ();
-    char src[INET_ADDRSTRLEN];
+    char src[MCA_BTL_RWV_IP_STRLEN] = "an address the transport does not say";
 
     rail->ops->reject (rail, request);
     module->refused++;
@@ -133,7 +136,9 @@ static void mca_btl_rwv_conn_refuse (mca_btl_rwv_rail_t *rail, void *request, ui
         return;
     }
     module->refusal_report_at = now + 1.0;
-    inet_ntop (AF_INET, &src_ipv4, src, sizeof (src));
+    if (NULL != src_ip) {
+        mca_btl_rwv_ip_ntop (src_ip, src, sizeof (src));
+    }
     opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
                          "btl/rwv: %s: refused a connection from %s: %s (%" PRIu64 " refused in all, %" PRIu64
                          " since the last report)", rail->name, src, why, module->refused,
@@ -142,10 +147,14 @@ static void mca_btl_rwv_conn_refuse (mca_btl_rwv_rail_t *rail, void *request, ui
 }
 
 /* Is ADDR one of the peer's published rail addresses? */
-static bool mca_btl_rwv_endpoint_owns_address (const mca_btl_rwv_endpoint_t *endpoint, uint32_t ipv4)
+static bool mca_btl_rwv_endpoint_owns_address (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_ip_t *ip)
 {
+    int family = mca_btl_rwv_ip_family (ip);
+
     for (int p = 0 ; p < endpoint->num_peer_rails ; ++p) {
-        if (endpoint->peer_rails[p].ipv4 == ipv4) {
+        const mca_btl_rwv_rail_addr_t *addr = &endpoint->peer_rails[p];
+
+        if (0 != addr->port[family] && mca_btl_rwv_ip_equal (&addr->ip[family], ip)) {
             return true;
         }
     }
@@ -156,15 +165,20 @@ static bool mca_btl_rwv_endpoint_owns_address (const mca_btl_rwv_endpoint_t *end
  * creates no state.  Then what btl/tcp checks: not our own name, a known
  * process, from one of its own addresses; then a fresh attempt. */
 static const char *mca_btl_rwv_conn_request_refusal (mca_btl_rwv_rail_t *rail, const mca_btl_rwv_cm_data_t *cm,
-                                                     uint32_t src_ipv4, mca_btl_rwv_endpoint_t **endpoint)
+                                                     const mca_btl_rwv_ip_t *src_ip,
+                                                     mca_btl_rwv_endpoint_t **endpoint)
 {
     opal_proc_t *proc;
-    mca_btl_rwv_auth_ends_t ends = {.to = opal_proc_local_get ()->proc_name, .from_ipv4 = src_ipv4,
-                                    .to_ipv4 = rail->addr.ipv4};
+    mca_btl_rwv_auth_ends_t ends = {.to = opal_proc_local_get ()->proc_name};
 
     if (NULL == cm) {
         return "malformed connection data";
     }
+    if (NULL == src_ip || 0 == rail->addr.port[mca_btl_rwv_ip_family (src_ip)]) {
+        return "it comes from an address the transport does not say, or of a family this rail does not listen on";
+    }
+    ends.from = *src_ip;
+    ends.to_ip = rail->addr.ip[mca_btl_rwv_ip_family (src_ip)];
     if (!mca_btl_rwv_auth_check (cm, &ends, NULL)) {
         return "no proof of membership in this job (wrong MAC, or data replayed from another address)";
     }
@@ -175,7 +189,7 @@ static const char *mca_btl_rwv_conn_request_refusal (mca_btl_rwv_rail_t *rail, c
         NULL == (*endpoint = mca_btl_rwv_endpoint_lookup (proc, true))) {
         return "it names a process this one cannot reach";
     }
-    if (!mca_btl_rwv_endpoint_owns_address (*endpoint, src_ipv4)) {
+    if (!mca_btl_rwv_endpoint_owns_address (*endpoint, src_ip)) {
         return "it does not come from an address of the process it names";
     }
     if (cm->attempt <= (*endpoint)->peer_attempt[rail->index]) {
@@ -188,20 +202,20 @@ static const char *mca_btl_rwv_conn_request_refusal (mca_btl_rwv_rail_t *rail, c
 }
 
 void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data, size_t cm_len,
-                               uint32_t src_ipv4)
+                               const mca_btl_rwv_ip_t *src_ip)
 {
     const mca_btl_rwv_cm_data_t *cm = mca_btl_rwv_cm_check (cm_data, cm_len);
     mca_btl_rwv_endpoint_t *endpoint = NULL;
     mca_btl_rwv_conn_t *conn;
     mca_btl_rwv_cm_data_t reply;
-    const char *refusal = mca_btl_rwv_conn_request_refusal (rail, cm, src_ipv4, &endpoint);
-    int peer_rail;
+    const char *refusal = mca_btl_rwv_conn_request_refusal (rail, cm, src_ip, &endpoint);
+    int family, peer_rail;
 
     if (NULL != refusal) {
-        mca_btl_rwv_conn_refuse (rail, request, src_ipv4, refusal);
+        mca_btl_rwv_conn_refuse (rail, request, src_ip, refusal);
         return;
     }
-    if (mca_btl_rwv_cm_defer_request (rail, request, cm, src_ipv4, endpoint->conns[rail->index])) {
+    if (mca_btl_rwv_cm_defer_request (rail, request, cm, src_ip, endpoint->conns[rail->index])) {
         return; /* failover is done with it first, in progress */
     }
     endpoint->peer_attempt[rail->index] = cm->attempt;
@@ -237,24 +251,28 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
     case MCA_BTL_RWV_CONN_AWAITING:
         break;
     default:
-        mca_btl_rwv_conn_refuse (rail, request, src_ipv4, "that process is connected on this rail already");
+        mca_btl_rwv_conn_refuse (rail, request, src_ip, "that process is connected on this rail already");
         return;
     }
 
     mca_btl_rwv_conn_reset (conn);
     mca_btl_rwv_conn_take_peer_cm (conn, cm);
     conn->attempt = cm->attempt;
-    peer_rail = mca_btl_rwv_peer_rail_for (endpoint, rail);
-    if (peer_rail >= 0) {
-        conn->peer_addr = endpoint->peer_rails[peer_rail]; /* for messages about this connection */
+    /* the family the request came in; the port for messages about it */
+    conn->family = mca_btl_rwv_ip_family (src_ip);
+    conn->peer_ip = *src_ip;
+    conn->peer_port = 0;
+    peer_rail = mca_btl_rwv_peer_rail_for (endpoint, rail, &family);
+    if (peer_rail >= 0 && family == conn->family) {
+        conn->peer_port = endpoint->peer_rails[peer_rail].port[family];
     }
     mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_ACCEPTING);
     conn->deadline = mca_btl_rwv_now () + mca_btl_rwv_component.connect_timeout;
     mca_btl_rwv_conn_fill_cm (conn, &reply);
     reply.attempt = cm->attempt;
     mca_btl_rwv_auth_sign (&reply, endpoint->peer_secret, &(mca_btl_rwv_auth_ends_t) {
-                               .to = endpoint->proc->proc_name, .from_ipv4 = rail->addr.ipv4,
-                               .to_ipv4 = src_ipv4}, cm->mac);
+                               .to = endpoint->proc->proc_name, .from = rail->addr.ip[conn->family],
+                               .to_ip = *src_ip}, cm->mac);
     if (OPAL_SUCCESS != rail->ops->accept (rail, conn, request, &reply, sizeof (reply))) {
         mca_btl_rwv_conn_failed (conn, "the connection request could not be accepted");
     }
@@ -285,12 +303,18 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
     if (mca_btl_rwv_cm_defer (conn, MCA_BTL_RWV_CM_ESTABLISHED, conn->replay.rejoining, cm_data, cm_len, NULL)) {
         return; /* a rail re-established: failover's */
     }
-    RWV_TRACE("btl/rwv: connected to %s on %s as the %s side", OPAL_NAME_PRINT(conn->endpoint->proc->proc_name),
-              conn->rail->name, MCA_BTL_RWV_CONN_CONNECTING == conn->state ? "active" : "passive");
+    if (opal_output_get_verbosity (opal_btl_base_framework.framework_output) >= MCA_BASE_VERBOSE_TRACE) {
+        char peer[MCA_BTL_RWV_IP_STRLEN];
+
+        RWV_TRACE("btl/rwv: connected to %s on %s (at %s) as the %s side",
+                  OPAL_NAME_PRINT(conn->endpoint->proc->proc_name), conn->rail->name,
+                  mca_btl_rwv_ip_ntop (&conn->peer_ip, peer, sizeof (peer)),
+                  MCA_BTL_RWV_CONN_CONNECTING == conn->state ? "active" : "passive");
+    }
     if (MCA_BTL_RWV_CONN_CONNECTING == conn->state) {
         const mca_btl_rwv_cm_data_t *cm = mca_btl_rwv_cm_check (cm_data, cm_len);
         mca_btl_rwv_auth_ends_t ends = {.to = opal_proc_local_get ()->proc_name,
-                                        .from_ipv4 = conn->peer_addr.ipv4, .to_ipv4 = conn->rail->addr.ipv4};
+                                        .from = conn->peer_ip, .to_ip = conn->rail->addr.ip[conn->family]};
 
         if (NULL == cm) {
             mca_btl_rwv_conn_failed (conn, "the peer answered with data this version does not understand");

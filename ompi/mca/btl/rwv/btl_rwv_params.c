@@ -18,6 +18,7 @@
 #include "opal/util/show_help.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_addr.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_hotset.h"
 #include "btl_rwv_params.h"
@@ -54,7 +55,7 @@ typedef struct rwv_param_t {
      .choices = (names), .choice = &mca_btl_rwv_component.n, .use = (u), .desc = (d)}
 
 static char *rwv_eager_mode_string, *rwv_eager_rail_string, *rwv_backend_string, *rwv_single_copy_string,
-    *rwv_put_completion_string;
+    *rwv_put_completion_string, *rwv_ip_family_string;
 
 /* in the order of their enums in btl_rwv.h */
 static const char *const rwv_eager_modes[] = {"auto", "poll", "cq", NULL};
@@ -62,6 +63,7 @@ static const char *const rwv_eager_rails[] = {"first", "round_robin", NULL};
 static const char *const rwv_backends[] = {"auto", "ofi", "verbs", NULL};
 static const char *const rwv_single_copies[] = {"none", "cma", NULL};
 static const char *const rwv_put_completions[] = {"ordered", "delivered", NULL};
+static const char *const rwv_ip_families[] = {"auto", "prefer_ipv6", "ipv4", "ipv6", NULL};
 
 static const rwv_param_t rwv_params[] = {
     RWV_STRING(provider_include, "", &mca_btl_rwv_component.provider_include,
@@ -72,11 +74,21 @@ static const rwv_param_t rwv_params[] = {
     RWV_STRING(provider_exclude, "sockets", &mca_btl_rwv_component.provider_exclude,
       "Comma-separated libfabric providers never to use (sockets hangs with libfabric 1.17)"),
     RWV_STRING(if_include, "", &mca_btl_rwv_component.if_include,
-      "Comma-separated interface names or IPv4 CIDR networks to use as rails, as for "
-      "btl_tcp_if_include (default: all). Mutually exclusive with btl_rwv_if_exclude"),
+      "Comma-separated interface names or CIDR networks, IPv4 or IPv6 (198.51.100.0/24, "
+      "2001:db8:1::/64), to use as rails, as for btl_tcp_if_include (default: all). A name takes the "
+      "interface with all its addresses; a network takes only the addresses inside it. Mutually "
+      "exclusive with btl_rwv_if_exclude"),
     RWV_STRING(if_exclude, "", &mca_btl_rwv_component.if_exclude,
-      "Comma-separated interface names or IPv4 CIDR networks never to use as rails. The "
-      "loopback interface is only ever used between processes on one node"),
+      "Comma-separated interface names or CIDR networks, IPv4 or IPv6, never to use as rails: a "
+      "name drops the interface, a network only the addresses inside it. The loopback interface is "
+      "only ever used between processes on one node"),
+    RWV_CHOICE(ip_family, "auto", &rwv_ip_family_string, rwv_ip_families,
+      "use auto, prefer_ipv6, ipv4 or ipv6",
+      "Address families of the rails: auto (IPv4 and IPv6; a rail reaches a peer over IPv4 where "
+      "both have it there, else over IPv6), prefer_ipv6 (both, IPv6 first), ipv4 or ipv6 (that "
+      "family alone: addresses of the other are neither published nor listened on). One rail per "
+      "interface whatever its families. IPv6 link-local addresses are used only on interfaces "
+      "btl_rwv_if_include names"),
     RWV_INT(eager_slots, 16, 2, 65536, 1, "use 2 to 65536 slots",
       "Slots in a large receive ring: a hot peer's (btl_rwv_hot_peers) and a peer's on this node "
       "(at least 2; slots x btl_rwv_eager_slot_size at most 64 MiB). Also the most messages such a "
@@ -240,6 +252,11 @@ int mca_btl_rwv_params_register (void)
     return mca_btl_base_param_register (&c->super.btl_version, template);
 }
 
+const char *mca_btl_rwv_ip_family_text (void)
+{
+    return rwv_ip_family_string;
+}
+
 bool mca_btl_rwv_invalid (const char *param, const char *value, const char *why)
 {
     rwv_show_help ("help-mpi-btl-rwv.txt", "invalid parameter", true, OPAL_PROC_MY_HOSTNAME,
@@ -326,6 +343,31 @@ static bool rwv_ring_size_valid (void)
     return mca_btl_rwv_invalid ("btl_rwv_eager_slots", value, why);
 }
 
+/* An entry with a slash is a network, and must be one of either family;
+ * anything else names an interface. */
+static bool rwv_if_list_valid (const char *param, const char *list)
+{
+    char entry[128];
+    mca_btl_rwv_ip_t ip;
+    int bits;
+
+    for (const char *p = list ; *p ; p += '\0' != *p) {
+        size_t n = strcspn (p, ",");
+
+        snprintf (entry, sizeof (entry), "%.*s", (int) n, p);
+        p += n;
+        if (NULL != strchr (entry, '/') && !mca_btl_rwv_cidr_parse (entry, &ip, &bits)) {
+            char why[400];
+
+            snprintf (why, sizeof (why), "'%s' is not a network: use ADDRESS/BITS with an IPv4 address and "
+                      "0 to 32 bits (198.51.100.0/24) or an IPv6 address and 0 to 128 bits (2001:db8:1::/64), "
+                      "or an interface name", entry);
+            return mca_btl_rwv_invalid (param, list, why);
+        }
+    }
+    return true;
+}
+
 bool mca_btl_rwv_params_valid (void)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
@@ -362,6 +404,10 @@ bool mca_btl_rwv_params_valid (void)
     if (*c->if_include && *c->if_exclude) {
         return mca_btl_rwv_invalid ("btl_rwv_if_include", c->if_include,
                                     "set btl_rwv_if_include or btl_rwv_if_exclude, not both");
+    }
+    if (!rwv_if_list_valid ("btl_rwv_if_include", c->if_include) ||
+        !rwv_if_list_valid ("btl_rwv_if_exclude", c->if_exclude)) {
+        return false;
     }
     if (template->btl_rndv_eager_limit > template->btl_eager_limit) {
         template->btl_rndv_eager_limit = template->btl_eager_limit;

@@ -11,6 +11,8 @@ int mca_btl_rwv_params_register (void);
 bool mca_btl_rwv_params_valid (void);
 /* Was btl_rwv_NAME left at its default (not set by the user)? */
 bool mca_btl_rwv_param_is_default (const char *name);
+/* btl_rwv_ip_family as the user gave it, for messages. */
+const char *mca_btl_rwv_ip_family_text (void);
 /* Say a parameter's value is wrong and why (show_help); returns false. */
 bool mca_btl_rwv_invalid (const char *param, const char *value, const char *why);
 

@@ -11,19 +11,13 @@
 #include <arpa/inet.h>
 
 #include "btl_rwv.h"
+#include "btl_rwv_addr.h"
+#include "btl_rwv_wire.h"
 
 BEGIN_C_DECLS
 
 struct mca_btl_rwv_conn_t;
 struct mca_btl_rwv_frag_t;
-
-/* A rail's listen address as published in the modex. */
-typedef struct mca_btl_rwv_rail_addr_t {
-    uint32_t ipv4;          /* network byte order */
-    uint16_t port;          /* network byte order */
-    uint8_t prefix_len;     /* of the rail's IP network */
-    uint8_t loopback;       /* reaches only processes on the same node */
-} mca_btl_rwv_rail_addr_t;
 
 /* An operation whose completion the backend reports: OPAL_SUCCESS,
  * OPAL_ERR_PERM when the peer's transport refused the memory named (a key
@@ -137,7 +131,7 @@ typedef struct mca_btl_rwv_rail_ops_t {
 struct mca_btl_rwv_rail_t {
     const mca_btl_rwv_rail_ops_t *ops;
     int index;                      /* in the module's rail array and in handles */
-    char name[96];                  /* for messages: backend, provider, interface, address */
+    char name[128];                 /* for messages: backend, provider, interface, addresses */
     mca_btl_rwv_rail_addr_t addr;   /* where peers connect */
     int cm_fd;                      /* readable when connection events wait; -1: none */
     size_t inject_size;             /* largest inject_write */
@@ -155,14 +149,6 @@ struct mca_btl_rwv_rail_t {
     double link_lost_at;            /* when its link went down, 0 while it is up */
 };
 
-/* The IPv4 netmask of a prefix length, network byte order.  Not
- * opal_net_prefix2netmask: it shifts by 32 for a /32 (undefined), and
- * libfabric names the loopback network 127.0.0.1/32. */
-static inline uint32_t mca_btl_rwv_netmask (int bits)
-{
-    return bits <= 0 ? 0 : htonl (~(uint32_t) 0 << (32 - (bits > 32 ? 32 : bits)));
-}
-
 /* Where to address `vaddr' inside memory registered from `base' on `rail'. */
 static inline uint64_t mca_btl_rwv_rail_raddr (const mca_btl_rwv_rail_t *rail, uint64_t base,
                                                uint64_t vaddr)
@@ -178,8 +164,17 @@ static inline uint64_t mca_btl_rwv_rail_raddr (const mca_btl_rwv_rail_t *rail, u
 int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool thread_safe);
 /* btl_rwv_rail.c: does one entry of a btl_rwv_if_include/exclude list,
  * or any entry of LIST, name this interface or its network? */
-bool mca_btl_rwv_if_entry_matches (const char *entry, const char *ifname, const struct sockaddr_in *addr);
-bool mca_btl_rwv_if_listed (char **list, const char *ifname, const struct sockaddr_in *addr);
+bool mca_btl_rwv_if_entry_matches (const char *entry, const char *ifname, const mca_btl_rwv_ip_t *addr);
+bool mca_btl_rwv_if_listed (char **list, const char *ifname, const mca_btl_rwv_ip_t *addr);
+/* btl_rwv_rail.c: "ADDRESS port PORT", for each family the rail has
+ * ("... and ..."), into BUF */
+const char *mca_btl_rwv_rail_addr_text (const mca_btl_rwv_rail_addr_t *addr, char *buf, size_t len);
+/* btl_rwv_rail.c: appends "ADDRESS/BITS" of each family the rail has,
+ * comma separated, to the text in BUF */
+const char *mca_btl_rwv_rail_addr_nets (const mca_btl_rwv_rail_addr_t *addr, char *buf, size_t len);
+/* btl_rwv_rail.c: the families btl_rwv_ip_family lets rails use, first
+ * choice first, into ORDER; returns how many */
+int mca_btl_rwv_family_order (int order[MCA_BTL_RWV_FAMILIES]);
 /* btl_rwv_rail.c: the integer in a sysfs file, FALLBACK if none */
 int mca_btl_rwv_sysfs_int (const char *path, int fallback);
 /* btl_rwv_rail_verbs_discover.c: OPAL_ERR_NOT_AVAILABLE once it has told the user
@@ -192,10 +187,10 @@ int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *
  * failed, refused and closed in btl_rwv_conn.c.  They are declared
  * here, with the rest of what a backend calls, so that a backend includes
  * this header alone.
- * A request names the IPv4 address it came from (network byte order; 0
- * if the backend cannot tell, and then it is refused). */
+ * A request names the address it came from (NULL if the backend cannot
+ * tell, and then it is refused). */
 void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data,
-                               size_t cm_len, uint32_t src_ipv4);
+                               size_t cm_len, const mca_btl_rwv_ip_t *src_ip);
 void mca_btl_rwv_conn_established (struct mca_btl_rwv_conn_t *conn, const void *cm_data,
                                    size_t cm_len);
 void mca_btl_rwv_conn_failed (struct mca_btl_rwv_conn_t *conn, const char *why);

@@ -19,7 +19,6 @@
 #include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,16 +159,20 @@ static int ofi_ep_open (mca_btl_rwv_ofi_rail_t *rail, mca_btl_rwv_conn_t *conn, 
 static int ofi_connect (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, const void *cm, size_t cm_len)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
-    struct sockaddr_in peer = {.sin_family = AF_INET, .sin_addr.s_addr = conn->peer_addr.ipv4,
-                               .sin_port = conn->peer_addr.port};
-    struct fi_info *info = fi_dupinfo (rail->info);
+    struct sockaddr_storage peer;
+    struct fi_info *info = fi_dupinfo (rail->info[conn->family]);
     int rc;
 
     if (NULL == info) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
+    mca_btl_rwv_ip_to_sockaddr (&conn->peer_ip, conn->peer_port, if_nametoindex (r->ifname), &peer);
     /* leave from this rail's interface, any port */
-    ((struct sockaddr_in *) info->src_addr)->sin_port = 0;
+    if (AF_INET6 == ((struct sockaddr *) info->src_addr)->sa_family) {
+        ((struct sockaddr_in6 *) info->src_addr)->sin6_port = 0;
+    } else {
+        ((struct sockaddr_in *) info->src_addr)->sin_port = 0;
+    }
     rc = ofi_ep_open (rail, conn, info);
     fi_freeinfo (info);
     if (OPAL_SUCCESS != rc) {
@@ -208,8 +211,11 @@ static int ofi_accept (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, void *re
 static void ofi_reject (mca_btl_rwv_rail_t *r, void *request)
 {
     struct fi_info *info = (struct fi_info *) request;
+    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
+    struct fid_pep *pep = rail->pep[MCA_BTL_RWV_IPV4] ? rail->pep[MCA_BTL_RWV_IPV4] : rail->pep[MCA_BTL_RWV_IPV6];
 
-    (void) fi_reject (ofi_rail (r)->pep, info->handle, NULL, 0);
+    /* the provider finds the request by its handle; any listener of the rail names the provider */
+    (void) fi_reject (pep, info->handle, NULL, 0);
     fi_freeinfo (info);
 }
 
@@ -385,15 +391,16 @@ static void ofi_mr_dereg (mca_btl_rwv_rail_t *r, void *mr)
 /* ------------------------------------------------------------ progress */
 
 /* Where a connection request came from: the provider puts the peer's
- * address in the request's dest_addr. */
-static uint32_t ofi_source_ipv4 (const struct fi_info *info)
+ * address in the request's dest_addr.  NULL if it does not. */
+static const mca_btl_rwv_ip_t *ofi_source_ip (const struct fi_info *info, mca_btl_rwv_ip_t *ip)
 {
-    const struct sockaddr_in *sin = (const struct sockaddr_in *) info->dest_addr;
+    const struct sockaddr *sa = (const struct sockaddr *) info->dest_addr;
 
-    if (NULL == sin || info->dest_addrlen < sizeof (*sin) || AF_INET != sin->sin_family) {
-        return 0;
+    if (NULL == sa || info->dest_addrlen < sizeof (struct sockaddr_in) ||
+        (AF_INET6 == sa->sa_family && info->dest_addrlen < sizeof (struct sockaddr_in6))) {
+        return NULL;
     }
-    return sin->sin_addr.s_addr;
+    return mca_btl_rwv_ip_from_sockaddr (sa, ip) ? ip : NULL;
 }
 
 static void ofi_cm_event (mca_btl_rwv_ofi_rail_t *rail, uint32_t event, struct fi_eq_cm_entry *entry, size_t len)
@@ -402,7 +409,9 @@ static void ofi_cm_event (mca_btl_rwv_ofi_rail_t *rail, uint32_t event, struct f
     mca_btl_rwv_ofi_ep_t *oep;
 
     if (FI_CONNREQ == event) {
-        mca_btl_rwv_conn_request (&rail->super, entry->info, entry->data, cm_len, ofi_source_ipv4 (entry->info));
+        mca_btl_rwv_ip_t src;
+
+        mca_btl_rwv_conn_request (&rail->super, entry->info, entry->data, cm_len, ofi_source_ip (entry->info, &src));
         return;
     }
     oep = (mca_btl_rwv_ofi_ep_t *) entry->fid->context;
@@ -424,8 +433,13 @@ static void ofi_cm_error (mca_btl_rwv_ofi_rail_t *rail)
     mca_btl_rwv_ofi_ep_t *oep;
     char why[128];
 
-    if (fi_eq_readerr (rail->eq, &err, 0) < 0 || NULL == err.fid || &rail->pep->fid == err.fid) {
+    if (fi_eq_readerr (rail->eq, &err, 0) < 0 || NULL == err.fid) {
         return;
+    }
+    for (int f = 0 ; f < MCA_BTL_RWV_FAMILIES ; ++f) {
+        if (rail->pep[f] && &rail->pep[f]->fid == err.fid) {
+            return;
+        }
     }
     oep = (mca_btl_rwv_ofi_ep_t *) err.fid->context;
     oep->connecting = false;
@@ -557,35 +571,6 @@ static bool ofi_link_up (mca_btl_rwv_rail_t *r)
         return false; /* the interface is gone */
     }
     return (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
-}
-
-void mca_btl_rwv_ofi_rail_close (mca_btl_rwv_rail_t *r)
-{
-    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
-
-    OBJ_DESTRUCT(&rail->batches);
-    if (rail->pep) {
-        (void) fi_close (&rail->pep->fid);
-    }
-    for (int slot = 0 ; slot < RWV_OFI_MAX_CQS ; ++slot) {
-        if (rail->cqs[slot].cq) {
-            (void) fi_close (&rail->cqs[slot].cq->fid);
-        }
-    }
-    if (rail->eq) {
-        (void) fi_close (&rail->eq->fid);
-    }
-    if (rail->domain) {
-        (void) fi_close (&rail->domain->fid);
-    }
-    if (rail->fabric) {
-        (void) fi_close (&rail->fabric->fid);
-    }
-    if (rail->ioctl_fd >= 0) {
-        close (rail->ioctl_fd);
-    }
-    fi_freeinfo (rail->info);
-    free (rail);
 }
 
 const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {

@@ -29,7 +29,7 @@ typedef struct mca_btl_rwv_ofi_cq_t {
 
 typedef struct mca_btl_rwv_ofi_rail_t {
     mca_btl_rwv_rail_t super;
-    struct fi_info *info;
+    struct fi_info *info[MCA_BTL_RWV_FAMILIES]; /* of each family the rail listens in, else NULL */
     struct fid_fabric *fabric;
     struct fid_domain *domain;
     struct fid_eq *eq;
@@ -39,7 +39,7 @@ typedef struct mca_btl_rwv_ofi_rail_t {
     mca_btl_rwv_ofi_cq_t cqs[RWV_OFI_MAX_CQS];
     int cq_now;
     bool cq_tainted;
-    struct fid_pep *pep;
+    struct fid_pep *pep[MCA_BTL_RWV_FAMILIES];  /* one listener per family, on one event queue */
     uint64_t next_key;      /* keys we choose, where the provider lets us */
     bool prov_key;
     int ioctl_fd;           /* for link checks */
@@ -68,6 +68,7 @@ typedef struct mca_btl_rwv_ofi_ep_t {
 /* btl_rwv_rail_ofi.c */
 extern const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops;
 int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot);
+/* btl_rwv_rail_ofi_discover.c: close what opening the rail made */
 void mca_btl_rwv_ofi_rail_close (mca_btl_rwv_rail_t *rail);
 
 END_C_DECLS

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
- * Which libfabric provider addresses become rails (the btl_rwv_if_* and
- * btl_rwv_provider_* lists, one rail per address), and opening each one:
- * its fabric, domain, event and completion queues, and listening endpoint.
+ * Which libfabric provider addresses become rails (the btl_rwv_if_*,
+ * btl_rwv_provider_* and btl_rwv_ip_family settings; one rail per
+ * interface, listening on its address of each family), and opening and
+ * closing each one: its fabric, domain, event and completion queues, and
+ * listening endpoints.
  */
 #include "opal_config.h"
 
@@ -42,9 +44,10 @@ static void ofi_report_unmatched (char **if_inc, mca_btl_rwv_rail_t **rails, int
         char names[MCA_BTL_RWV_MAX_RAILS * 40] = "";
 
         for (int r = 0 ; r < num_rails && !found ; ++r) {
-            struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = rails[r]->addr.ipv4};
-
-            found = mca_btl_rwv_if_entry_matches (if_inc[i], rails[r]->ifname, &addr);
+            for (int f = 0 ; f < MCA_BTL_RWV_FAMILIES && !found ; ++f) {
+                found = 0 != rails[r]->addr.port[f] &&
+                        mca_btl_rwv_if_entry_matches (if_inc[i], rails[r]->ifname, &rails[r]->addr.ip[f]);
+            }
         }
         for (int r = 0 ; r < num_rails && !found ; ++r) {
             size_t used = strlen (names);
@@ -68,50 +71,101 @@ static bool ofi_listed (char **list, const char *name)
     return false;
 }
 
-static bool ofi_wanted (const struct fi_info *info, char **prov_inc, char **prov_exc, char **if_inc, char **if_exc)
+/* The address an fi_info listens on, of either family. */
+static bool ofi_info_ip (const struct fi_info *info, mca_btl_rwv_ip_t *ip)
 {
-    const struct sockaddr_in *addr = (const struct sockaddr_in *) info->src_addr;
+    const struct sockaddr *sa = (const struct sockaddr *) info->src_addr;
+
+    if (NULL == sa || (FI_SOCKADDR_IN != info->addr_format && FI_SOCKADDR_IN6 != info->addr_format) ||
+        info->src_addrlen < (AF_INET6 == sa->sa_family ? sizeof (struct sockaddr_in6) : sizeof (struct sockaddr_in))) {
+        return false;
+    }
+    return mca_btl_rwv_ip_from_sockaddr (sa, ip);
+}
+
+static bool ofi_wanted (const struct fi_info *info, int family, char **prov_inc, char **prov_exc, char **if_inc,
+                        char **if_exc)
+{
     const char *prov = info->fabric_attr->prov_name;
     const char *ifname = info->domain_attr->name;
+    mca_btl_rwv_ip_t addr;
 
-    if (NULL == addr || FI_SOCKADDR_IN != info->addr_format || AF_INET != addr->sin_family) {
+    if (!ofi_info_ip (info, &addr) || family != mca_btl_rwv_ip_family (&addr)) {
         return false;
     }
     if ((prov_inc && !ofi_listed (prov_inc, prov)) || (prov_exc && ofi_listed (prov_exc, prov))) {
         return false;
     }
-    if (if_inc) {
-        return mca_btl_rwv_if_listed (if_inc, ifname, addr);
+    /* a link-local address means something on one link alone: only where
+     * the user named the interface */
+    if (mca_btl_rwv_ip_is_link_local (&addr)) {
+        return if_inc && ofi_listed (if_inc, ifname);
     }
-    return !(if_exc && mca_btl_rwv_if_listed (if_exc, ifname, addr));
+    if (if_inc) {
+        return mca_btl_rwv_if_listed (if_inc, ifname, &addr);
+    }
+    return !(if_exc && mca_btl_rwv_if_listed (if_exc, ifname, &addr));
 }
 
-static int ofi_prefix_len (const struct fi_info *info)
+/* The tcp provider names a fabric after its network (198.51.100.0/24). */
+static int ofi_prefix_len (const struct fi_info *info, int family)
 {
     const char *slash = info->fabric_attr->name ? strrchr (info->fabric_attr->name, '/') : NULL;
+    int bits = slash ? atoi (slash + 1) : -1;
+    int max = MCA_BTL_RWV_IPV4 == family ? 32 : 128;
 
-    return slash ? atoi (slash + 1) : 24;
+    return bits >= 0 && bits <= max ? bits : MCA_BTL_RWV_IPV4 == family ? 24 : 64;
 }
 
-/* The network interface that holds `ipv4' (the tcp provider names its
+/* The network interface that holds IP (the tcp provider names its
  * domains after interfaces, the verbs provider after devices). */
-static bool ofi_interface_of (uint32_t ipv4, char *name, size_t len)
+static bool ofi_interface_of (const mca_btl_rwv_ip_t *ip, char *name, size_t len)
 {
     struct ifaddrs *list, *ifa;
+    mca_btl_rwv_ip_t held;
     bool found = false;
 
     if (0 != getifaddrs (&list)) {
         return false;
     }
     for (ifa = list ; ifa && !found ; ifa = ifa->ifa_next) {
-        if (ifa->ifa_addr && AF_INET == ifa->ifa_addr->sa_family &&
-            ((struct sockaddr_in *) ifa->ifa_addr)->sin_addr.s_addr == ipv4) {
+        if (ifa->ifa_addr && mca_btl_rwv_ip_from_sockaddr (ifa->ifa_addr, &held) &&
+            mca_btl_rwv_ip_equal (&held, ip)) {
             snprintf (name, len, "%s", ifa->ifa_name);
             found = true;
         }
     }
     freeifaddrs (list);
     return found;
+}
+
+/* Listen on INFO's address, of FAMILY, with the rail's event queue: the
+ * rail's address of that family is where the listener was bound. */
+static int ofi_listen (mca_btl_rwv_ofi_rail_t *rail, const struct fi_info *info, int family)
+{
+    struct sockaddr_storage bound;
+    size_t bound_len = sizeof (bound);
+    mca_btl_rwv_ip_t ip;
+    int rc;
+
+    rail->info[family] = fi_dupinfo (info);
+    rc = NULL == rail->info[family] ? -FI_ENOMEM : fi_passive_ep (rail->fabric, rail->info[family],
+                                                                  &rail->pep[family], NULL);
+    rc = rc ? rc : fi_pep_bind (rail->pep[family], &rail->eq->fid, 0);
+    rc = rc ? rc : fi_listen (rail->pep[family]);
+    rc = rc ? rc : fi_getname (&rail->pep[family]->fid, &bound, &bound_len);
+    if (0 == rc && (!mca_btl_rwv_ip_from_sockaddr ((const struct sockaddr *) &bound, &ip) ||
+                    family != mca_btl_rwv_ip_family (&ip))) {
+        rc = -FI_EINVAL;
+    }
+    if (0 != rc) {
+        return rc;
+    }
+    rail->super.addr.ip[family] = ip;
+    rail->super.addr.port[family] = AF_INET == bound.ss_family ? ((const struct sockaddr_in *) &bound)->sin_port
+                                                               : ((const struct sockaddr_in6 *) &bound)->sin6_port;
+    rail->super.addr.prefix_len[family] = (uint8_t) ofi_prefix_len (info, family);
+    return 0;
 }
 
 /* The NUMA node of the interface's device, -1 when it has none (veth, lo). */
@@ -149,12 +203,11 @@ static size_t ofi_batch_limit (const struct fi_info *info)
     return info->tx_attr->rma_iov_limit < limit ? info->tx_attr->rma_iov_limit : limit;
 }
 
-static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
+static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int index)
 {
     mca_btl_rwv_ofi_rail_t *rail = calloc (1, sizeof (*rail));
-    struct sockaddr_in bound;
-    size_t bound_len = sizeof (bound);
-    char ip[INET_ADDRSTRLEN];
+    mca_btl_rwv_ip_t *ip;
+    char text[MCA_BTL_RWV_IP_STRLEN];
     int rc;
 
     if (NULL == rail) {
@@ -162,17 +215,13 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
     }
     rail->ioctl_fd = -1;
     OBJ_CONSTRUCT(&rail->batches, opal_free_list_t);
-    rail->info = fi_dupinfo (info);
     rc = opal_free_list_init (&rail->batches, sizeof (mca_btl_rwv_ofi_batch_t), opal_cache_line_size,
                               OBJ_CLASS(mca_btl_rwv_ofi_batch_t), 0, 0, 16, -1, 16, NULL, 0, NULL, NULL, NULL);
     rc = rc ? -FI_ENOMEM : fi_fabric (info->fabric_attr, &rail->fabric, NULL);
     rc = rc ? rc : fi_domain (rail->fabric, info, &rail->domain, NULL);
     rc = rc ? rc : ofi_eq_open (rail);
     rc = rc ? rc : mca_btl_rwv_ofi_cq_open (rail, 0);
-    rc = rc ? rc : fi_passive_ep (rail->fabric, info, &rail->pep, NULL);
-    rc = rc ? rc : fi_pep_bind (rail->pep, &rail->eq->fid, 0);
-    rc = rc ? rc : fi_listen (rail->pep);
-    rc = rc ? rc : fi_getname (&rail->pep->fid, &bound, &bound_len);
+    rc = rc ? rc : ofi_listen (rail, info, family);
     if (0 != rc) {
         opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s %s: cannot open: %s", info->fabric_attr->prov_name,
@@ -183,10 +232,8 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
 
     rail->super.ops = &mca_btl_rwv_ofi_ops;
     rail->super.index = index;
-    rail->super.addr.ipv4 = bound.sin_addr.s_addr;
-    rail->super.addr.port = bound.sin_port;
-    rail->super.addr.prefix_len = (uint8_t) ofi_prefix_len (info);
-    rail->super.addr.loopback = (ntohl (bound.sin_addr.s_addr) >> 24) == 127;
+    ip = &rail->super.addr.ip[family];
+    rail->super.addr.loopback = mca_btl_rwv_ip_is_loopback (ip);
     rail->super.inject_size = info->tx_attr->inject_size;
     rail->super.max_batch = (int) ofi_batch_limit (info);
     rail->super.virt_addr = !!(info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
@@ -195,29 +242,90 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int index)
     rail->super.reads_after_writes = NULL != info->tx_attr && (info->tx_attr->msg_order & FI_ORDER_RAW);
     rail->prov_key = !!(info->domain_attr->mr_mode & FI_MR_PROV_KEY);
     rail->next_key = 1;
-    if (ofi_interface_of (bound.sin_addr.s_addr, rail->super.ifname, sizeof (rail->super.ifname))) {
+    if (ofi_interface_of (ip, rail->super.ifname, sizeof (rail->super.ifname))) {
         rail->ioctl_fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     } else {
         /* no network interface holds the address: no link checks */
         snprintf (rail->super.ifname, sizeof (rail->super.ifname), "%s", info->domain_attr->name);
     }
     rail->super.numa_node = ofi_numa_node (rail->super.ifname);
-    inet_ntop (AF_INET, &bound.sin_addr, ip, sizeof (ip));
     snprintf (rail->super.name, sizeof (rail->super.name), "ofi/%s %s %s", info->fabric_attr->prov_name,
-              info->domain_attr->name, ip);
+              info->domain_attr->name, mca_btl_rwv_ip_ntop (ip, text, sizeof (text)));
     return &rail->super;
 }
 
 /* libfabric 1.17 offers each interface twice (tcp and net): one rail per
  * address, from the first provider listed. */
-static bool ofi_address_taken (mca_btl_rwv_rail_t **rails, int num_rails, const struct sockaddr_in *addr)
+static bool ofi_address_taken (mca_btl_rwv_rail_t **rails, int num_rails, const mca_btl_rwv_ip_t *ip)
 {
     for (int i = 0 ; i < num_rails ; ++i) {
-        if (rails[i]->addr.ipv4 == addr->sin_addr.s_addr) {
-            return true;
+        for (int f = 0 ; f < MCA_BTL_RWV_FAMILIES ; ++f) {
+            if (0 != rails[i]->addr.port[f] && mca_btl_rwv_ip_equal (&rails[i]->addr.ip[f], ip)) {
+                return true;
+            }
         }
     }
     return false;
+}
+
+/* The libfabric rail of INFO's provider on the interface holding IP: an
+ * interface is one rail, whatever its families and addresses. */
+static mca_btl_rwv_ofi_rail_t *ofi_rail_of_interface (mca_btl_rwv_rail_t **rails, int num_rails,
+                                                      const struct fi_info *info, const mca_btl_rwv_ip_t *ip)
+{
+    char ifname[sizeof (rails[0]->ifname)];
+
+    if (!ofi_interface_of (ip, ifname, sizeof (ifname))) {
+        return NULL;
+    }
+    for (int i = 0 ; i < num_rails ; ++i) {
+        mca_btl_rwv_ofi_rail_t *rail = (mca_btl_rwv_ofi_rail_t *) rails[i];
+        const struct fi_info *any = rail->info[MCA_BTL_RWV_IPV4] ? rail->info[MCA_BTL_RWV_IPV4]
+                                                                : rail->info[MCA_BTL_RWV_IPV6];
+
+        if (&mca_btl_rwv_ofi_ops == rails[i]->ops && NULL != any &&
+            0 == strcmp (any->fabric_attr->prov_name, info->fabric_attr->prov_name) &&
+            0 == strcmp (rails[i]->ifname, ifname)) {
+            return rail;
+        }
+    }
+    return NULL;
+}
+
+/* INFO's address joins the rail of its interface if that has none of its
+ * family yet, or opens the interface's rail. */
+static void ofi_take (struct fi_info *info, int family, mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails)
+{
+    mca_btl_rwv_ip_t ip;
+    mca_btl_rwv_ofi_rail_t *rail;
+    mca_btl_rwv_rail_t *opened;
+    char text[MCA_BTL_RWV_IP_STRLEN];
+    size_t used;
+    int rc;
+
+    ofi_info_ip (info, &ip);
+    if (ofi_address_taken (rails, *num_rails, &ip)) {
+        return;
+    }
+    rail = ofi_rail_of_interface (rails, *num_rails, info, &ip);
+    if (NULL != rail && 0 != rail->super.addr.port[family]) {
+        return; /* a second address of the family on the interface */
+    }
+    if (NULL == rail) {
+        if (*num_rails < max_rails && NULL != (opened = ofi_rail_open (info, family, *num_rails))) {
+            rails[(*num_rails)++] = opened;
+        }
+        return;
+    }
+    if (0 != (rc = ofi_listen (rail, info, family))) {
+        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s: cannot listen on %s too: %s", rail->super.name,
+                             mca_btl_rwv_ip_ntop (&ip, text, sizeof (text)), fi_strerror (-rc));
+        return;
+    }
+    used = strlen (rail->super.name);
+    snprintf (rail->super.name + used, sizeof (rail->super.name) - used, " %s",
+              mca_btl_rwv_ip_ntop (&ip, text, sizeof (text)));
 }
 
 int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool thread_safe)
@@ -228,11 +336,11 @@ int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *nu
     char **if_inc = c->if_include && *c->if_include ? opal_argv_split (c->if_include, ',') : NULL;
     char **if_exc = c->if_exclude && *c->if_exclude ? opal_argv_split (c->if_exclude, ',') : NULL;
     struct fi_info *hints = fi_allocinfo (), *list = NULL;
-    int rc;
+    int rc, order[MCA_BTL_RWV_FAMILIES], families;
 
     hints->ep_attr->type = FI_EP_MSG;
     hints->caps = FI_MSG | FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
-    hints->addr_format = FI_SOCKADDR_IN;
+    hints->addr_format = FI_FORMAT_UNSPEC;
     hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     /* the module lock serialises sends and progress, but memory registration
      * runs under the rcache's lock and may meet another thread in the provider */
@@ -248,16 +356,19 @@ int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *nu
     rc = fi_getinfo (RWV_OFI_API, NULL, NULL, 0, hints, &list);
     fi_freeinfo (hints);
 
-    for (struct fi_info *info = (0 == rc ? list : NULL) ; info && *num_rails < max_rails ; info = info->next) {
-        mca_btl_rwv_rail_t *rail;
+    /* the first family's addresses open the rails, the other's join them;
+     * an interface's global address before its link-local one */
+    families = mca_btl_rwv_family_order (order);
+    for (int f = 0 ; f < families ; ++f) {
+        for (int link_local = 0 ; link_local < 2 ; ++link_local) {
+            for (struct fi_info *info = (0 == rc ? list : NULL) ; info ; info = info->next) {
+                mca_btl_rwv_ip_t ip;
 
-        if (!ofi_wanted (info, prov_inc, prov_exc, if_inc, if_exc) ||
-            ofi_address_taken (rails, *num_rails, (const struct sockaddr_in *) info->src_addr)) {
-            continue;
-        }
-        rail = ofi_rail_open (info, *num_rails);
-        if (NULL != rail) {
-            rails[(*num_rails)++] = rail;
+                if (ofi_wanted (info, order[f], prov_inc, prov_exc, if_inc, if_exc) && ofi_info_ip (info, &ip) &&
+                    link_local == mca_btl_rwv_ip_is_link_local (&ip)) {
+                    ofi_take (info, order[f], rails, max_rails, num_rails);
+                }
+            }
         }
     }
     if (list) {
@@ -269,4 +380,35 @@ int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *nu
     opal_argv_free (if_inc);
     opal_argv_free (if_exc);
     return OPAL_SUCCESS;
+}
+
+void mca_btl_rwv_ofi_rail_close (mca_btl_rwv_rail_t *r)
+{
+    mca_btl_rwv_ofi_rail_t *rail = (mca_btl_rwv_ofi_rail_t *) r;
+
+    OBJ_DESTRUCT(&rail->batches);
+    for (int f = 0 ; f < MCA_BTL_RWV_FAMILIES ; ++f) {
+        if (rail->pep[f]) {
+            (void) fi_close (&rail->pep[f]->fid);
+        }
+        fi_freeinfo (rail->info[f]);
+    }
+    for (int slot = 0 ; slot < RWV_OFI_MAX_CQS ; ++slot) {
+        if (rail->cqs[slot].cq) {
+            (void) fi_close (&rail->cqs[slot].cq->fid);
+        }
+    }
+    if (rail->eq) {
+        (void) fi_close (&rail->eq->fid);
+    }
+    if (rail->domain) {
+        (void) fi_close (&rail->domain->fid);
+    }
+    if (rail->fabric) {
+        (void) fi_close (&rail->fabric->fid);
+    }
+    if (rail->ioctl_fd >= 0) {
+        close (rail->ioctl_fd);
+    }
+    free (rail);
 }

@@ -120,9 +120,8 @@ static void verbs_qp_retire (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_q
 static int verbs_connect (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, const void *cm, size_t cm_len)
 {
     mca_btl_rwv_verbs_rail_t *rail = verbs_rail (r);
-    struct sockaddr_in src = {.sin_family = AF_INET, .sin_addr.s_addr = r->addr.ipv4};
-    struct sockaddr_in dst = {.sin_family = AF_INET, .sin_addr.s_addr = conn->peer_addr.ipv4,
-                              .sin_port = conn->peer_addr.port};
+    uint32_t scope = if_nametoindex (r->ifname);
+    struct sockaddr_storage src, dst;
     mca_btl_rwv_verbs_qp_t *vqp;
     struct rdma_cm_id *id;
 
@@ -136,6 +135,8 @@ static int verbs_connect (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, const
     }
     memcpy (vqp->cm, cm, cm_len);
     vqp->cm_len = cm_len;
+    mca_btl_rwv_ip_to_sockaddr (&r->addr.ip[conn->family], 0, scope, &src);
+    mca_btl_rwv_ip_to_sockaddr (&conn->peer_ip, conn->peer_port, scope, &dst);
     if (0 != rdma_resolve_addr (id, (struct sockaddr *) &src, (struct sockaddr *) &dst,
                                 MCA_BTL_RWV_VERBS_RESOLVE_MS)) {
         rdma_destroy_id (id);
@@ -379,11 +380,12 @@ static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event
     mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) event->id->context;
 
     if (RDMA_CM_EVENT_CONNECT_REQUEST == event->event) {
-        const struct sockaddr_in *sin = (const struct sockaddr_in *) rdma_get_peer_addr (event->id);
+        const struct sockaddr *sa = rdma_get_peer_addr (event->id);
+        mca_btl_rwv_ip_t src;
 
         mca_btl_rwv_conn_request (&rail->super, event->id, event->param.conn.private_data,
                                   event->param.conn.private_data_len,
-                                  NULL != sin && AF_INET == sin->sin_family ? sin->sin_addr.s_addr : 0);
+                                  NULL != sa && mca_btl_rwv_ip_from_sockaddr (sa, &src) ? &src : NULL);
         return;
     }
     if (NULL == vqp || NULL == vqp->conn) {

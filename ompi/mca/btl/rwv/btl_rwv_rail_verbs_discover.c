@@ -30,11 +30,6 @@
 #include "btl_rwv_rail.h"
 #include "btl_rwv_rail_verbs.h"
 
-static int verbs_prefix_len (const struct sockaddr_in *mask)
-{
-    return __builtin_popcount (mask->sin_addr.s_addr);
-}
-
 /* The device's NUMA node, from sysfs; -1 when unknown (rxe has none). */
 static int verbs_numa_node (const char *device)
 {
@@ -52,7 +47,9 @@ static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index
     mca_btl_rwv_verbs_rail_t *rail = calloc (1, sizeof (*rail));
     struct sockaddr_in bind_addr = *addr;
     struct ibv_port_attr port;
-    char ip[INET_ADDRSTRLEN];
+    char text[MCA_BTL_RWV_IP_STRLEN];
+    mca_btl_rwv_ip_t ip;
+    int family;
 
     if (NULL == rail) {
         return NULL;
@@ -80,9 +77,11 @@ static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index
     }
     rail->super.index = index;
     rail->super.cm_fd = rail->channel->fd;
-    rail->super.addr.ipv4 = addr->sin_addr.s_addr;
-    rail->super.addr.port = rdma_get_src_port (rail->listen_id);
-    rail->super.addr.prefix_len = (uint8_t) verbs_prefix_len ((const struct sockaddr_in *) ifa->ifa_netmask);
+    mca_btl_rwv_ip_from_sockaddr (ifa->ifa_addr, &ip);
+    family = mca_btl_rwv_ip_family (&ip);
+    rail->super.addr.ip[family] = ip;
+    rail->super.addr.port[family] = rdma_get_src_port (rail->listen_id);
+    rail->super.addr.prefix_len[family] = (uint8_t) mca_btl_rwv_ip_prefix_of_mask (ifa->ifa_netmask);
     rail->super.addr.loopback = 0;
     rail->super.inject_size = MCA_BTL_RWV_VERBS_INLINE;
     rail->super.virt_addr = true;
@@ -93,9 +92,8 @@ static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index
     rail->super.reads_after_writes = false;
     rail->super.numa_node = verbs_numa_node (rail->device);
     snprintf (rail->super.ifname, sizeof (rail->super.ifname), "%s", ifa->ifa_name);
-    inet_ntop (AF_INET, &addr->sin_addr, ip, sizeof (ip));
     snprintf (rail->super.name, sizeof (rail->super.name), "verbs/%s:%u %s %s", rail->device, rail->port,
-              ifa->ifa_name, ip);
+              ifa->ifa_name, mca_btl_rwv_ip_ntop (&ip, text, sizeof (text)));
     return &rail->super;
 }
 
@@ -112,17 +110,20 @@ static bool verbs_memlock_ok (void)
 static bool verbs_if_wanted (const struct ifaddrs *ifa)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
-    const struct sockaddr_in *addr = (const struct sockaddr_in *) ifa->ifa_addr;
+    mca_btl_rwv_ip_t addr;
     char **list;
     bool wanted = true;
 
+    if (!mca_btl_rwv_ip_from_sockaddr (ifa->ifa_addr, &addr)) {
+        return false;
+    }
     if (NULL != c->if_include && *c->if_include) {
         list = opal_argv_split (c->if_include, ',');
-        wanted = mca_btl_rwv_if_listed (list, ifa->ifa_name, addr);
+        wanted = mca_btl_rwv_if_listed (list, ifa->ifa_name, &addr);
         opal_argv_free (list);
     } else if (NULL != c->if_exclude && *c->if_exclude) {
         list = opal_argv_split (c->if_exclude, ',');
-        wanted = !mca_btl_rwv_if_listed (list, ifa->ifa_name, addr);
+        wanted = !mca_btl_rwv_if_listed (list, ifa->ifa_name, &addr);
         opal_argv_free (list);
     }
     return wanted;

@@ -31,6 +31,7 @@
 #include "opal/mca/btl/btl.h"
 #include "opal/util/proc.h"
 
+#include "btl_rwv_addr.h"
 #include "btl_rwv_auth.h"
 
 BEGIN_C_DECLS
@@ -118,8 +119,20 @@ typedef struct mca_btl_rwv_ring_msg_t {
 typedef struct mca_btl_rwv_modex_t {
     uint8_t secret[MCA_BTL_RWV_SECRET_BYTES]; /* btl_rwv_auth.h */
     uint32_t max_eager;        /* the longest eager message it takes (btl_rwv_eager_slot_size - 32) */
-    uint32_t reserved;         /* keeps the addresses 8-byte aligned */
+    uint16_t addr_size;        /* sizeof (mca_btl_rwv_rail_addr_t): a peer of another layout is refused */
+    uint16_t reserved;
 } mca_btl_rwv_modex_t;
+
+/* A rail's listen addresses, one per family it has an address in (a
+ * rail is one interface, whatever its families). */
+typedef struct mca_btl_rwv_rail_addr_t {
+    mca_btl_rwv_ip_t ip[MCA_BTL_RWV_FAMILIES];
+    uint16_t port[MCA_BTL_RWV_FAMILIES];    /* network byte order; 0: no address of that family */
+    uint8_t prefix_len[MCA_BTL_RWV_FAMILIES]; /* of the rail's network in that family */
+    uint8_t loopback;          /* reaches only processes on the same node */
+    uint8_t reserved;
+} mca_btl_rwv_rail_addr_t;
+_Static_assert (sizeof (mca_btl_rwv_rail_addr_t) == 40, "the modex layout (addr_size) is 40 bytes per rail");
 
 /* ------------------------------------------------------------ connection data */
 
@@ -144,7 +157,7 @@ typedef struct mca_btl_rwv_cm_data_t {
 } mca_btl_rwv_cm_data_t;
 
 #define MCA_BTL_RWV_CM_MAGIC 0x5257u /* "RW" */
-#define MCA_BTL_RWV_CM_VERSION 5
+#define MCA_BTL_RWV_CM_VERSION 6
 _Static_assert (sizeof (mca_btl_rwv_cm_data_t) <= 56, "RDMA-CM carries 56 bytes in a connection request");
 
 /* ------------------------------------------------------------ atomics */
