@@ -4,7 +4,8 @@
 # rail 1 (IPv4) carries the runtime, every byte of the data checked:
 #  - a rail with IPv6 alone, named by interface and by its IPv6 network:
 #    ping-pongs of 0 B to 16 MiB, the connections made to the peer's IPv6
-#    address, and the bytes counted on that interface;
+#    address, and the bytes counted on that interface; coll/rdmabar's
+#    barriers with the node leaders' flags written over it;
 #  - dual-stack rails: one rail per interface (not one per address);
 #    btl_rwv_ip_family auto connects over IPv4, prefer_ipv6 and ipv6 over
 #    IPv6;
@@ -55,6 +56,19 @@ RWV_CLUSTER_FAMILIES=4,6 cluster_up 2 2 || exit $?
 pingpong_on "a rail with IPv6 alone (btl_rwv_if_include r2)" 6 --mca btl_rwv_if_include r2
 pingpong_on "a rail with IPv6 alone, named by its network (btl_rwv_if_include 2001:db8:2::/64)" 6 \
     --mca btl_rwv_if_include 2001:db8:2::/64
+# coll/rdmabar's node leaders write each other's flags over that rail
+run_job 240 cluster_mpirun -np 4 --map-by node --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv \
+    --mca btl_rwv_if_include r2 --mca coll_base_verbose 10 --mca btl_base_verbose 100 \
+    "$RWV_BUILD/test/coll/test_barrier" -n 15 -c 100 -b 1000 > "$out" 2>&1
+rc=$?
+if job_ended "$rc" && grep -q '^ok - ' "$out" && ! grep -q '^not ok' "$out" &&
+   grep -q 'node leaders exchange flags with btl/rwv puts' "$out" &&
+   grep -q 'connected to .* on ofi/tcp r2 .* (at 2001:db8:2::' "$out"; then
+    echo "ok - coll/rdmabar between 2 nodes x 2 ranks over a rail with IPv6 alone: the node leaders' flags written over it, every barrier right"
+else
+    echo "not ok - coll/rdmabar over an IPv6 rail: exit $rc"; grep -E '^(ok|not ok)|rdmabar|connected to' "$out" | head
+    job_diagnosis < "$out"
+fi
 cluster_down
 
 # dual-stack rails: one rail per interface, the family as asked

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # First process of the rxe guest (test/verbs/rxe_guest.sh): mounts what a
-# system needs, loads soft-RoCE on a dummy netdev (rxe0, 192.0.2.1/24), runs
+# system needs, loads soft-RoCE on a dummy netdev (rxe0, 192.0.2.1/24 and
+# 2001:db8:9::1/64), runs
 # the command it was given and hands its status to qemu (isa-debug-exit).
 mount -t proc proc /proc 2> /dev/null
 mount -t sysfs sys /sys 2> /dev/null
@@ -18,7 +19,8 @@ finish () {
     sleep 10
 }
 modprobe -a dummy rdma_rxe ib_uverbs rdma_ucm || { echo "guest: cannot load rdma_rxe"; finish 99; }
-ip link add rxenet type dummy && ip addr add 192.0.2.1/24 dev rxenet && ip link set rxenet up
+ip link add rxenet type dummy && ip addr add 192.0.2.1/24 dev rxenet &&
+    ip addr add 2001:db8:9::1/64 dev rxenet nodad && ip link set rxenet up
 rdma link add rxe0 type rxe netdev rxenet || { echo "guest: cannot add rxe0"; finish 98; }
 ulimit -l unlimited
 cd "$RWV_TOP"

@@ -111,6 +111,17 @@ two=(unshare --uts sh -c 'hostname rxnode1; exec "$0" "$@"' mpirun --timeout 400
      --mca plm_rsh_agent "$agent" --map-by node --bind-to none --mca btl self,vader,rwv --mca btl_base_verbose 40)
 check "verbs, 2 nodes: ping-pong 0 B to 4 MiB between them" \
     '^ok - ping-pong' "${two[@]}" -np 2 "$bin/mpi/test_pingpong_verify" -m 4194304
+# RoCE v2 over IPv6: the rail listens on both of rxenet's addresses; told
+# btl_rwv_ip_family ipv6, the connections are made to the IPv6 one
+# (the connection lines are traces: btl_base_verbose 100 instead of 40)
+two_traced=()
+for arg in "${two[@]}"; do
+    [ "${two_traced[-1]:-}" = btl_base_verbose ] && arg=100
+    two_traced+=("$arg")
+done
+check "verbs, 2 nodes, RoCE v2 over IPv6 (btl_rwv_ip_family ipv6): ping-pong 0 B to 4 MiB, connected at 2001:db8:9::1" \
+    'connected to .* on verbs/rxe0:1 rxenet .* (at 2001:db8:9::1)' "${two_traced[@]}" -np 2 \
+    --mca btl_rwv_ip_family ipv6 "$bin/mpi/test_pingpong_verify" -m 4194304
 check "verbs, 2 nodes x 2 ranks: coll/rdmabar barriers, the node leaders' flags written over verbs" \
     'node leaders exchange flags with btl/rwv puts' "${two[@]}" -np 4 --mca coll_base_verbose 10 \
     "$bin/coll/test_barrier" -n 15 -c 100 -b 1000
@@ -211,7 +222,7 @@ bad_input () { # label expected-message setup-command
 bad_input "ulimit -l 1024" "locked-memory limit (ulimit -l) is below 64 MiB" "ulimit -l 1024"
 ip link set rxenet down
 port_state DOWN
-bad_input "the RDMA port down" "no active port has an IPv4 address" ":"
+bad_input "the RDMA port down" "no active port has an address of a family" ":"
 ip link set rxenet up
 port_active
 rm -f "$out"

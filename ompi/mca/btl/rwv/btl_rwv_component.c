@@ -202,8 +202,8 @@ static void rwv_report_no_rails (void)
 }
 
 /* btl_rwv_backend: under auto, a verbs rail for every active RDMA port
- * with an IPv4 address, then libfabric rails for the other addresses (the
- * loopback one among them), all in one module: striping and failover span
+ * with an IPv4 or IPv6 address, then libfabric rails for the other
+ * interfaces (loopback among them), all in one module: striping and failover span
  * both.  Under verbs a missing or unusable device leaves no rail, and rwv
  * disqualifies with the reason.  True if the user was told why there is
  * no rail. */

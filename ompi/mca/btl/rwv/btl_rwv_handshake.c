@@ -146,8 +146,8 @@ static void mca_btl_rwv_conn_refuse (mca_btl_rwv_rail_t *rail, void *request, co
     module->refused_reported = module->refused;
 }
 
-/* Is ADDR one of the peer's published rail addresses? */
-static bool mca_btl_rwv_endpoint_owns_address (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_ip_t *ip)
+/* The peer's rail that published IP, -1 if none did. */
+static int mca_btl_rwv_endpoint_rail_of (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_ip_t *ip)
 {
     int family = mca_btl_rwv_ip_family (ip);
 
@@ -155,10 +155,10 @@ static bool mca_btl_rwv_endpoint_owns_address (const mca_btl_rwv_endpoint_t *end
         const mca_btl_rwv_rail_addr_t *addr = &endpoint->peer_rails[p];
 
         if (0 != addr->port[family] && mca_btl_rwv_ip_equal (&addr->ip[family], ip)) {
-            return true;
+            return p;
         }
     }
-    return false;
+    return -1;
 }
 
 /* The proof first, with our own secret alone: data that fails it
@@ -189,7 +189,7 @@ static const char *mca_btl_rwv_conn_request_refusal (mca_btl_rwv_rail_t *rail, c
         NULL == (*endpoint = mca_btl_rwv_endpoint_lookup (proc, true))) {
         return "it names a process this one cannot reach";
     }
-    if (!mca_btl_rwv_endpoint_owns_address (*endpoint, src_ip)) {
+    if (mca_btl_rwv_endpoint_rail_of (*endpoint, src_ip) < 0) {
         return "it does not come from an address of the process it names";
     }
     if (cm->attempt <= (*endpoint)->peer_attempt[rail->index]) {
@@ -209,7 +209,6 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
     mca_btl_rwv_conn_t *conn;
     mca_btl_rwv_cm_data_t reply;
     const char *refusal = mca_btl_rwv_conn_request_refusal (rail, cm, src_ip, &endpoint);
-    int family, peer_rail;
 
     if (NULL != refusal) {
         mca_btl_rwv_conn_refuse (rail, request, src_ip, refusal);
@@ -261,11 +260,7 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
     /* the family the request came in; the port for messages about it */
     conn->family = mca_btl_rwv_ip_family (src_ip);
     conn->peer_ip = *src_ip;
-    conn->peer_port = 0;
-    peer_rail = mca_btl_rwv_peer_rail_for (endpoint, rail, &family);
-    if (peer_rail >= 0 && family == conn->family) {
-        conn->peer_port = endpoint->peer_rails[peer_rail].port[family];
-    }
+    conn->peer_port = endpoint->peer_rails[mca_btl_rwv_endpoint_rail_of (endpoint, src_ip)].port[conn->family];
     mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_ACCEPTING);
     conn->deadline = mca_btl_rwv_now () + mca_btl_rwv_component.connect_timeout;
     mca_btl_rwv_conn_fill_cm (conn, &reply);

@@ -175,7 +175,7 @@ static const rwv_param_t rwv_params[] = {
       "to 0 unless it was set: those osc/rdma compute some accumulates wrongly on their network-atomic "
       "path"),
     RWV_CHOICE(backend, "auto", &rwv_backend_string, rwv_backends, "use auto, ofi or verbs",
-      "Rail backend: verbs (libibverbs + librdmacm on every active RDMA port with an IPv4 address; "
+      "Rail backend: verbs (libibverbs + librdmacm on every active RDMA port with an IPv4 or IPv6 address; "
       "disqualifies with the reason when there is none), ofi (libfabric providers, see "
       "btl_rwv_provider_include) or auto (a verbs rail for each usable RDMA port, libfabric rails "
       "for the other addresses; striping and failover span both). btl_rwv_if_include/exclude "

@@ -37,6 +37,16 @@ bool mca_btl_rwv_if_listed (char **list, const char *ifname, const mca_btl_rwv_i
     return false;
 }
 
+bool mca_btl_rwv_if_named (char **list, const char *ifname)
+{
+    for (int i = 0 ; list && list[i] ; ++i) {
+        if (0 == strcmp (list[i], ifname)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 const char *mca_btl_rwv_rail_addr_text (const mca_btl_rwv_rail_addr_t *addr, char *buf, size_t len)
 {
     size_t used = 0;

@@ -166,6 +166,9 @@ int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *nu
  * or any entry of LIST, name this interface or its network? */
 bool mca_btl_rwv_if_entry_matches (const char *entry, const char *ifname, const mca_btl_rwv_ip_t *addr);
 bool mca_btl_rwv_if_listed (char **list, const char *ifname, const mca_btl_rwv_ip_t *addr);
+/* btl_rwv_rail.c: does LIST name the interface itself (not a network)?
+ * An IPv6 link-local address is used only then. */
+bool mca_btl_rwv_if_named (char **list, const char *ifname);
 /* btl_rwv_rail.c: "ADDRESS port PORT", for each family the rail has
  * ("... and ..."), into BUF */
 const char *mca_btl_rwv_rail_addr_text (const mca_btl_rwv_rail_addr_t *addr, char *buf, size_t len);

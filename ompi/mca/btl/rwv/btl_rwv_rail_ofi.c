@@ -2,8 +2,8 @@
 /*
  * The libfabric rail backend: connected FI_EP_MSG endpoints (libfabric's
  * mirror of RDMA-CM).  Every provider address that offers RMA on message
- * endpoints is a rail: with the tcp provider, each IPv4 interface; with
- * verbs, each RDMA device port's address.
+ * endpoints is a rail: with the tcp provider, each interface (its IPv4
+ * and its IPv6 address); with verbs, each RDMA device port.
  *
  * Each rail has a passive endpoint listening for connection requests, one
  * event queue for connection events and one completion queue for every
@@ -208,13 +208,27 @@ static int ofi_accept (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, void *re
     return OPAL_SUCCESS;
 }
 
+/* Where a connection request came from: the provider puts the peer's
+ * address in the request's dest_addr.  NULL if it does not. */
+static const mca_btl_rwv_ip_t *ofi_source_ip (const struct fi_info *info, mca_btl_rwv_ip_t *ip)
+{
+    const struct sockaddr *sa = (const struct sockaddr *) info->dest_addr;
+
+    if (NULL == sa || info->dest_addrlen < sizeof (struct sockaddr_in) ||
+        (AF_INET6 == sa->sa_family && info->dest_addrlen < sizeof (struct sockaddr_in6))) {
+        return NULL;
+    }
+    return mca_btl_rwv_ip_from_sockaddr (sa, ip) ? ip : NULL;
+}
+
 static void ofi_reject (mca_btl_rwv_rail_t *r, void *request)
 {
     struct fi_info *info = (struct fi_info *) request;
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
-    struct fid_pep *pep = rail->pep[MCA_BTL_RWV_IPV4] ? rail->pep[MCA_BTL_RWV_IPV4] : rail->pep[MCA_BTL_RWV_IPV6];
+    mca_btl_rwv_ip_t src;
+    int family = NULL != ofi_source_ip (info, &src) ? mca_btl_rwv_ip_family (&src) : MCA_BTL_RWV_IPV4;
+    struct fid_pep *pep = rail->pep[family] ? rail->pep[family] : rail->pep[!family];
 
-    /* the provider finds the request by its handle; any listener of the rail names the provider */
     (void) fi_reject (pep, info->handle, NULL, 0);
     fi_freeinfo (info);
 }
@@ -389,19 +403,6 @@ static void ofi_mr_dereg (mca_btl_rwv_rail_t *r, void *mr)
 }
 
 /* ------------------------------------------------------------ progress */
-
-/* Where a connection request came from: the provider puts the peer's
- * address in the request's dest_addr.  NULL if it does not. */
-static const mca_btl_rwv_ip_t *ofi_source_ip (const struct fi_info *info, mca_btl_rwv_ip_t *ip)
-{
-    const struct sockaddr *sa = (const struct sockaddr *) info->dest_addr;
-
-    if (NULL == sa || info->dest_addrlen < sizeof (struct sockaddr_in) ||
-        (AF_INET6 == sa->sa_family && info->dest_addrlen < sizeof (struct sockaddr_in6))) {
-        return NULL;
-    }
-    return mca_btl_rwv_ip_from_sockaddr (sa, ip) ? ip : NULL;
-}
 
 static void ofi_cm_event (mca_btl_rwv_ofi_rail_t *rail, uint32_t event, struct fi_eq_cm_entry *entry, size_t len)
 {

@@ -99,7 +99,7 @@ static bool ofi_wanted (const struct fi_info *info, int family, char **prov_inc,
     /* a link-local address means something on one link alone: only where
      * the user named the interface */
     if (mca_btl_rwv_ip_is_link_local (&addr)) {
-        return if_inc && ofi_listed (if_inc, ifname);
+        return mca_btl_rwv_if_named (if_inc, ifname);
     }
     if (if_inc) {
         return mca_btl_rwv_if_listed (if_inc, ifname, &addr);
@@ -117,14 +117,25 @@ static int ofi_prefix_len (const struct fi_info *info, int family)
     return bits >= 0 && bits <= max ? bits : MCA_BTL_RWV_IPV4 == family ? 24 : 64;
 }
 
-/* The network interface that holds IP (the tcp provider names its
- * domains after interfaces, the verbs provider after devices). */
-static bool ofi_interface_of (const mca_btl_rwv_ip_t *ip, char *name, size_t len)
+/* The network interface that holds INFO's address (the tcp provider names
+ * its domains after interfaces, the verbs provider after devices).  A
+ * link-local address names it by its scope: VLANs of one NIC share theirs. */
+static bool ofi_interface_of (const struct fi_info *info, char *name, size_t len)
 {
+    const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *) info->src_addr;
     struct ifaddrs *list, *ifa;
-    mca_btl_rwv_ip_t held;
+    mca_btl_rwv_ip_t held, addr, *ip = &addr;
+    char scoped[IF_NAMESIZE];
     bool found = false;
 
+    if (!ofi_info_ip (info, &addr)) {
+        return false;
+    }
+    if (mca_btl_rwv_ip_is_link_local (ip) && 0 != sin6->sin6_scope_id &&
+        NULL != if_indextoname (sin6->sin6_scope_id, scoped)) {
+        snprintf (name, len, "%s", scoped);
+        return true;
+    }
     if (0 != getifaddrs (&list)) {
         return false;
     }
@@ -159,6 +170,13 @@ static int ofi_listen (mca_btl_rwv_ofi_rail_t *rail, const struct fi_info *info,
         rc = -FI_EINVAL;
     }
     if (0 != rc) {
+        /* nothing half-made stays: the rail may live on with its other family */
+        if (rail->pep[family]) {
+            (void) fi_close (&rail->pep[family]->fid);
+        }
+        fi_freeinfo (rail->info[family]);
+        rail->pep[family] = NULL;
+        rail->info[family] = NULL;
         return rc;
     }
     rail->super.addr.ip[family] = ip;
@@ -242,7 +260,7 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int 
     rail->super.reads_after_writes = NULL != info->tx_attr && (info->tx_attr->msg_order & FI_ORDER_RAW);
     rail->prov_key = !!(info->domain_attr->mr_mode & FI_MR_PROV_KEY);
     rail->next_key = 1;
-    if (ofi_interface_of (ip, rail->super.ifname, sizeof (rail->super.ifname))) {
+    if (ofi_interface_of (info, rail->super.ifname, sizeof (rail->super.ifname))) {
         rail->ioctl_fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     } else {
         /* no network interface holds the address: no link checks */
@@ -268,28 +286,36 @@ static bool ofi_address_taken (mca_btl_rwv_rail_t **rails, int num_rails, const 
     return false;
 }
 
-/* The libfabric rail of INFO's provider on the interface holding IP: an
+/* The rail, of any backend, on the interface holding INFO's address: an
  * interface is one rail, whatever its families and addresses. */
-static mca_btl_rwv_ofi_rail_t *ofi_rail_of_interface (mca_btl_rwv_rail_t **rails, int num_rails,
-                                                      const struct fi_info *info, const mca_btl_rwv_ip_t *ip)
+static mca_btl_rwv_rail_t *ofi_rail_of_interface (mca_btl_rwv_rail_t **rails, int num_rails,
+                                                  const struct fi_info *info)
 {
     char ifname[sizeof (rails[0]->ifname)];
 
-    if (!ofi_interface_of (ip, ifname, sizeof (ifname))) {
+    if (!ofi_interface_of (info, ifname, sizeof (ifname))) {
         return NULL;
     }
     for (int i = 0 ; i < num_rails ; ++i) {
-        mca_btl_rwv_ofi_rail_t *rail = (mca_btl_rwv_ofi_rail_t *) rails[i];
-        const struct fi_info *any = rail->info[MCA_BTL_RWV_IPV4] ? rail->info[MCA_BTL_RWV_IPV4]
-                                                                : rail->info[MCA_BTL_RWV_IPV6];
-
-        if (&mca_btl_rwv_ofi_ops == rails[i]->ops && NULL != any &&
-            0 == strcmp (any->fabric_attr->prov_name, info->fabric_attr->prov_name) &&
-            0 == strcmp (rails[i]->ifname, ifname)) {
-            return rail;
+        if (0 == strcmp (rails[i]->ifname, ifname)) {
+            return rails[i];
         }
     }
     return NULL;
+}
+
+/* Can INFO's address of FAMILY join RAIL: a libfabric rail of the same
+ * provider with no address of that family yet? */
+static bool ofi_may_join (const mca_btl_rwv_rail_t *rail, const struct fi_info *info, int family)
+{
+    const mca_btl_rwv_ofi_rail_t *ofi = (const mca_btl_rwv_ofi_rail_t *) rail;
+    const struct fi_info *any = NULL;
+
+    if (&mca_btl_rwv_ofi_ops != rail->ops || 0 != rail->addr.port[family]) {
+        return false;
+    }
+    any = ofi->info[MCA_BTL_RWV_IPV4] ? ofi->info[MCA_BTL_RWV_IPV4] : ofi->info[MCA_BTL_RWV_IPV6];
+    return NULL != any && 0 == strcmp (any->fabric_attr->prov_name, info->fabric_attr->prov_name);
 }
 
 /* INFO's address joins the rail of its interface if that has none of its
@@ -297,35 +323,35 @@ static mca_btl_rwv_ofi_rail_t *ofi_rail_of_interface (mca_btl_rwv_rail_t **rails
 static void ofi_take (struct fi_info *info, int family, mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails)
 {
     mca_btl_rwv_ip_t ip;
-    mca_btl_rwv_ofi_rail_t *rail;
-    mca_btl_rwv_rail_t *opened;
+    mca_btl_rwv_rail_t *rail, *opened;
     char text[MCA_BTL_RWV_IP_STRLEN];
     size_t used;
     int rc;
 
     ofi_info_ip (info, &ip);
-    if (ofi_address_taken (rails, *num_rails, &ip)) {
+    /* a link-local address may be on several interfaces: its own decides */
+    if (!mca_btl_rwv_ip_is_link_local (&ip) && ofi_address_taken (rails, *num_rails, &ip)) {
         return;
     }
-    rail = ofi_rail_of_interface (rails, *num_rails, info, &ip);
-    if (NULL != rail && 0 != rail->super.addr.port[family]) {
-        return; /* a second address of the family on the interface */
-    }
+    rail = ofi_rail_of_interface (rails, *num_rails, info);
     if (NULL == rail) {
         if (*num_rails < max_rails && NULL != (opened = ofi_rail_open (info, family, *num_rails))) {
             rails[(*num_rails)++] = opened;
         }
         return;
     }
-    if (0 != (rc = ofi_listen (rail, info, family))) {
+    if (!ofi_may_join (rail, info, family)) {
+        return; /* another address of the family, another provider, or a verbs rail's interface:
+                 * one rail per interface */
+    }
+    if (0 != (rc = ofi_listen ((mca_btl_rwv_ofi_rail_t *) rail, info, family))) {
         opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
-                             "btl/rwv: %s: cannot listen on %s too: %s", rail->super.name,
+                             "btl/rwv: %s: cannot listen on %s too: %s", rail->name,
                              mca_btl_rwv_ip_ntop (&ip, text, sizeof (text)), fi_strerror (-rc));
         return;
     }
-    used = strlen (rail->super.name);
-    snprintf (rail->super.name + used, sizeof (rail->super.name) - used, " %s",
-              mca_btl_rwv_ip_ntop (&ip, text, sizeof (text)));
+    used = strlen (rail->name);
+    snprintf (rail->name + used, sizeof (rail->name) - used, " %s", mca_btl_rwv_ip_ntop (&ip, text, sizeof (text)));
 }
 
 int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool thread_safe)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The native verbs rail: libibverbs RC queue pairs set up through
- * librdmacm, one rail per IPv4 address of an active RDMA port (RoCE v2
- * through the address's GID, InfiniBand through IPoIB).
+ * librdmacm, one rail per interface of an active RDMA port, listening on
+ * its IPv4 and its IPv6 address (RoCE v2 through the address's GID,
+ * InfiniBand through IPoIB).
  *
  *   connections  rdma_cm ids on one non-blocking event channel per rail:
  *                the active side resolves the address and the route, then
@@ -507,8 +508,10 @@ void mca_btl_rwv_verbs_rail_close (mca_btl_rwv_rail_t *r)
         OBJ_RELEASE(vqp);
     }
     OBJ_DESTRUCT(&rail->dead);
-    if (rail->listen_id) {
-        rdma_destroy_id (rail->listen_id);
+    for (int f = 0 ; f < MCA_BTL_RWV_FAMILIES ; ++f) {
+        if (rail->listen_id[f]) {
+            rdma_destroy_id (rail->listen_id[f]);
+        }
     }
     if (rail->cq) {
         ibv_destroy_cq (rail->cq);

@@ -29,7 +29,7 @@ BEGIN_C_DECLS
 typedef struct mca_btl_rwv_verbs_rail_t {
     mca_btl_rwv_rail_t super;
     struct rdma_event_channel *channel;
-    struct rdma_cm_id *listen_id;
+    struct rdma_cm_id *listen_id[MCA_BTL_RWV_FAMILIES]; /* one per family, on one channel */
     struct ibv_context *context;
     struct ibv_pd *pd;
     struct ibv_cq *cq;
