@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../mpi/test_pvar.h"
 #include "bench_stats.h"
 
 static int rank, nprocs;
@@ -77,26 +78,15 @@ static long peak_rss_kib (void)
 /* A btl_rwv variable's value, 0 where rwv is not in use. */
 static unsigned long rwv_pvar (const char *name, int is_long)
 {
-    int num, count;
+    int index = test_pvar_index (name), count;
     MPI_T_pvar_session session;
     MPI_T_pvar_handle handle;
     unsigned long wide = 0;
     unsigned narrow = 0;
 
-    MPI_T_pvar_get_num (&num);
-    for (int i = 0 ; i < num ; ++i) {
-        char vname[256], desc[1024];
-        int vlen = sizeof (vname), dlen = sizeof (desc), verbosity, var_class, bind, readonly, continuous, atomic;
-        MPI_Datatype type;
-        MPI_T_enum enumtype;
-
-        if (MPI_SUCCESS != MPI_T_pvar_get_info (i, vname, &vlen, &verbosity, &var_class, &type, &enumtype, desc,
-                                                &dlen, &bind, &readonly, &continuous, &atomic) ||
-            0 != strcmp (vname, name)) {
-            continue;
-        }
+    if (index >= 0) {
         MPI_T_pvar_session_create (&session);
-        MPI_T_pvar_handle_alloc (session, i, NULL, &handle, &count);
+        MPI_T_pvar_handle_alloc (session, index, NULL, &handle, &count);
         MPI_T_pvar_read (session, handle, is_long ? (void *) &wide : (void *) &narrow);
         MPI_T_pvar_handle_free (session, &handle);
         MPI_T_pvar_session_free (&session);

@@ -53,13 +53,6 @@ socklen_t mca_btl_rwv_ip_to_sockaddr (const mca_btl_rwv_ip_t *ip, uint16_t port,
     return sizeof (*in6);
 }
 
-bool mca_btl_rwv_ip_is_unset (const mca_btl_rwv_ip_t *ip)
-{
-    static const mca_btl_rwv_ip_t zero;
-
-    return mca_btl_rwv_ip_equal (ip, &zero);
-}
-
 bool mca_btl_rwv_ip_is_loopback (const mca_btl_rwv_ip_t *ip)
 {
     static const uint8_t v6_loopback[16] = {[15] = 1};

@@ -38,7 +38,6 @@ socklen_t mca_btl_rwv_ip_to_sockaddr (const mca_btl_rwv_ip_t *ip, uint16_t port,
                                       struct sockaddr_storage *sa);
 /* MCA_BTL_RWV_IPV4 or MCA_BTL_RWV_IPV6 */
 int mca_btl_rwv_ip_family (const mca_btl_rwv_ip_t *ip);
-bool mca_btl_rwv_ip_is_unset (const mca_btl_rwv_ip_t *ip);
 bool mca_btl_rwv_ip_is_loopback (const mca_btl_rwv_ip_t *ip);
 bool mca_btl_rwv_ip_is_link_local (const mca_btl_rwv_ip_t *ip);
 bool mca_btl_rwv_ip_equal (const mca_btl_rwv_ip_t *a, const mca_btl_rwv_ip_t *b);

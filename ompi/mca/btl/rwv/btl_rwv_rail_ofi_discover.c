@@ -124,14 +124,14 @@ static bool ofi_interface_of (const struct fi_info *info, char *name, size_t len
 {
     const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *) info->src_addr;
     struct ifaddrs *list, *ifa;
-    mca_btl_rwv_ip_t held, addr, *ip = &addr;
+    mca_btl_rwv_ip_t held, ip;
     char scoped[IF_NAMESIZE];
     bool found = false;
 
-    if (!ofi_info_ip (info, &addr)) {
+    if (!ofi_info_ip (info, &ip)) {
         return false;
     }
-    if (mca_btl_rwv_ip_is_link_local (ip) && 0 != sin6->sin6_scope_id &&
+    if (mca_btl_rwv_ip_is_link_local (&ip) && 0 != sin6->sin6_scope_id &&
         NULL != if_indextoname (sin6->sin6_scope_id, scoped)) {
         snprintf (name, len, "%s", scoped);
         return true;
@@ -141,7 +141,7 @@ static bool ofi_interface_of (const struct fi_info *info, char *name, size_t len
     }
     for (ifa = list ; ifa && !found ; ifa = ifa->ifa_next) {
         if (ifa->ifa_addr && mca_btl_rwv_ip_from_sockaddr (ifa->ifa_addr, &held) &&
-            mca_btl_rwv_ip_equal (&held, ip)) {
+            mca_btl_rwv_ip_equal (&held, &ip)) {
             snprintf (name, len, "%s", ifa->ifa_name);
             found = true;
         }
