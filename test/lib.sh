@@ -127,7 +127,9 @@ job_report () { # pid
     for p in $(job_ranks "$1"); do
         echo "# stacks of rank process $p:"
         if command -v eu-stack > /dev/null; then
-            eu-stack -p "$p" 2>&1 | head -n 200
+            # from the rank's own mount namespace and root: there the paths
+            # of its mappings name its libraries (a node's namespace is not ours)
+            nsenter -t "$p" -m -r eu-stack -p "$p" 2>&1 | head -n 200
         else
             grep -H . /proc/"$p"/task/*/wchan 2>/dev/null
         fi

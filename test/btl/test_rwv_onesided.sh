@@ -14,9 +14,11 @@
 #    at its first remote access, and a rank count that is not a multiple of
 #    the node count makes MPI_Win_allocate address the wrong rank's memory;
 #  - on 2 emulated nodes x 2 ranks, accumulates through derived datatypes
-#    checked by test_onesided_datatypes (fetched and target values of
+#    checked by test_onesided_datatypes in MPI_Win_create windows, where
+#    every access takes rwv (fetched and target values of
 #    MPI_Get_accumulate, MPI_Accumulate and MPI_Fetch_and_op, every valid
-#    op, contiguous and strided types, every synchronisation);
+#    op, contiguous and strided types, every synchronisation; run-tests.sh
+#    runs every window flavor on one node);
 #  - a rail taken down while 4 ranks on 2 nodes hammer one counter with
 #    fetch-and-op, get-accumulate and compare-and-swap: every count exact;
 #  - a peer that dies in the middle of a passive-target epoch: rwv's
@@ -33,10 +35,12 @@ wrap=$(mktemp)
 trap 'rm -f "$out" "$err" "$wrap"; cluster_down' EXIT
 
 # The program prints its own ok/not ok lines; prefix them with the setting.
+# Its limit finds a hang (with the ranks' stacks): these jobs take 1-2.5
+# minutes on 2 cores, and a loaded machine has been seen to take twice that.
 verify_run () { # label launcher args...
     local label=$1 rc
     shift
-    run_job 300 "$@" > "$out" 2>&1
+    run_job 600 "$@" > "$out" 2>&1
     rc=$?
     sed -n "s/^\(ok\|not ok\) - /\1 - $label: /p" "$out"
     job_diagnosis < "$out"
@@ -70,7 +74,7 @@ cluster_up 2 1 || exit $?
 verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv" cluster_mpirun -np 4 --map-by node \
     --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$bin" -D -m 1048576 -n 50
 verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv, derived datatypes" cluster_mpirun -np 4 \
-    --map-by node --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$datatypes" -D -q
+    --map-by node --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$datatypes" -c -q
 cluster_down
 cluster_up 3 2 || exit $?
 verify_run "3 emulated nodes, 2 rails, --mca btl self,rwv" cluster_mpirun -np 3 --map-by node \

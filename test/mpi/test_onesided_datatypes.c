@@ -20,9 +20,11 @@
  * synchronisation and datatype shape; each rank prints its first wrong
  * values to stderr.  The exit code is 1 if any check failed.
  *
- *   test_onesided_datatypes [-q] [-D]
+ *   test_onesided_datatypes [-q] [-D] [-c]
  *     -q  quick: 4 of the 9 types (for oversubscribed runs)
  *     -D  no dynamic window: across nodes osc/rdma 4.1.4 deadlocks on one
+ *     -c  MPI_Win_create windows only, where every access takes the BTL
+ *         (MPI_Win_allocate maps a node's memory directly)
  */
 #include <mpi.h>
 #include <stdarg.h>
@@ -484,17 +486,18 @@ static void flush_local_reuse (window_t *w)
 
 int main (int argc, char **argv)
 {
-    int opt, last_flavor = FLAVOR_DYNAMIC;
+    int opt, first_flavor = FLAVOR_ALLOCATE, last_flavor = FLAVOR_DYNAMIC;
     size_t bytes;
     unsigned char *origin, *result;
 
     MPI_Init (&argc, &argv);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &nprocs);
-    while (-1 != (opt = getopt (argc, argv, "qD"))) {
+    while (-1 != (opt = getopt (argc, argv, "qDc"))) {
         switch (opt) {
         case 'q': quick = 1; break;
         case 'D': last_flavor = FLAVOR_CREATE; break;
+        case 'c': first_flavor = last_flavor = FLAVOR_CREATE; break;
         default: MPI_Abort (MPI_COMM_WORLD, 2);
         }
     }
@@ -504,7 +507,7 @@ int main (int argc, char **argv)
     bytes = bytes < (2u << 20) ? 2u << 20 : bytes;
     origin = malloc (bytes);
     result = malloc (bytes);
-    for (int flavor = FLAVOR_ALLOCATE ; flavor <= last_flavor ; ++flavor) {
+    for (int flavor = first_flavor ; flavor <= last_flavor ; ++flavor) {
         window_t w;
 
         window_open (&w, flavor, bytes);
