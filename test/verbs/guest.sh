@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
-# Runs a command inside a qemu guest that has a soft-RoCE device (rdma_rxe
-# on a dummy netdev, rxe0), and exits with the command's exit status.
-#   test/verbs/rxe_guest.sh COMMAND [ARGS...]
+# Runs a command inside a qemu guest that has software RDMA devices, and
+# exits with the command's exit status.
+#   RWV_GUEST_DEVICES="rxe|siw|rxe siw" test/verbs/guest.sh COMMAND [ARGS...]
+# rxe: soft-RoCE (rdma_rxe) as rxe0 on the dummy netdev rxenet; siw:
+# soft-iWARP as siw0 on the dummy netdev siwnet (guest_init.sh has their
+# addresses).  rxe_guest.sh and iwarp_guest.sh name one each.
 # The guest boots Debian's own kernel (downloaded once as a package, kept in
 # _build/rxe) under software emulation (TCG, 2 vCPUs), shares the host's
 # root filesystem read-only under a tmpfs overlay, so it sees this build
-# tree and the installed Open MPI, and builds nothing.  Exit status 77 with
-# one line on stderr when this machine cannot run it (not root, no qemu).
+# tree and the installed Open MPI.  Debian's kernels do not ship siw: it
+# is built once from Debian's own kernel sources for that kernel and kept
+# with it.  Exit status 77 with one line on stderr when this machine
+# cannot run it (not root, no qemu, no kernel package).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${RWV_RXE_CACHE:-$top/_build/rxe}
+devices=${RWV_GUEST_DEVICES:-rxe}
 
-skip () { echo "rxe guest: skipped: $*" >&2; exit 77; }
+skip () { echo "guest: skipped: $*" >&2; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (qemu's 9p share of / and the kernel package)"
 for tool in qemu-system-x86_64 busybox cpio depmod apt-get dpkg; do
     command -v "$tool" > /dev/null || skip "$tool is missing (test/deps.sh installs it)"
@@ -30,6 +36,36 @@ kernel_tree () {
     deb=$(ls "$cache"/linux-image-*.deb | head -1)
     dpkg -x "$deb" "$cache/root" && rm -f "$deb"
     depmod -b "$cache/root" "$kver"
+}
+
+# soft-iWARP for the guest's kernel: its headers, kbuild and source
+# packages of the same version, from the machine's own apt sources; only
+# drivers/infiniband/sw/siw is unpacked and built (about a minute here).
+siw_module () {
+    local ko=$cache/siw-$kver/siw.ko work=$cache/siw-build series ver common hdr dir
+    [ -f "$ko" ] && return 0
+    for tool in make gcc-12 xz; do
+        command -v "$tool" > /dev/null || skip "$tool is missing (test/deps.sh installs it)"
+    done
+    series=$(echo "$kver" | cut -d. -f1,2)
+    ver=$(apt-cache show "linux-headers-$kver" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
+    common=$(apt-cache show "linux-headers-$kver" 2>/dev/null | sed -n 's/^Depends: .*\(linux-headers-[^ ,]*-common\).*/\1/p' | head -1)
+    [ -n "$ver" ] && [ -n "$common" ] || skip "apt knows no linux-headers-$kver"
+    rm -rf "$work" && mkdir -p "$work/root"
+    (cd "$work" && apt-get download -qq "linux-headers-$kver=$ver" "$common=$ver" "linux-kbuild-$series=$ver" \
+        "linux-source-$series=$ver" > /dev/null 2>&1) || skip "cannot download linux-source-$series $ver"
+    for deb in "$work"/*.deb; do dpkg -x "$deb" "$work/root"; done
+    dir=linux-source-$series/drivers/infiniband/sw/siw
+    hdr=$work/root/usr/src/linux-headers-$kver
+    # the headers name their common part by its installed path
+    sed -i "s#/usr/src/#$work/root/usr/src/#" "$hdr/Makefile"
+    if ! tar -xJf "$work/root/usr/src/linux-source-$series.tar.xz" -C "$work" "$dir" ||
+       ! make -C "$hdr" M="$work/$dir" CONFIG_RDMA_SIW=m modules > "$work/build.log" 2>&1; then
+        echo "guest: siw did not build for $kver; the end of $work/build.log:" >&2
+        tail -n 15 "$work/build.log" >&2
+        exit 125
+    fi
+    mkdir -p "${ko%/*}" && cp "$work/$dir/siw.ko" "$ko" && rm -rf "$work"
 }
 
 # A busybox initramfs that mounts the host's / (9p) under a tmpfs overlay
@@ -64,11 +100,12 @@ EOI
 }
 
 kernel_tree
+case " $devices " in *" siw "*) siw_module ;; esac
 initramfs
 args=$(printf '%q ' "$@")
 timeout "${RWV_RXE_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 2048 \
     -kernel "$cache/root/boot/vmlinuz-$kver" -initrd "$cache/initramfs-$kver.cpio" \
-    -append "console=ttyS0 quiet panic=-1 RWV_GUEST_INIT=$top/test/verbs/guest_init.sh RWV_KVER=$kver RWV_KTREE=$cache/root RWV_TOP=$top RWV_CMD=$(echo "$args" | base64 -w0)" \
+    -append "console=ttyS0 quiet panic=-1 RWV_GUEST_INIT=$top/test/verbs/guest_init.sh RWV_KVER=$kver RWV_KTREE=$cache/root RWV_SIW=$cache/siw-$kver/siw.ko RWV_GUEST_DEVICES=${devices// /,} RWV_TOP=$top RWV_CMD=$(echo "$args" | base64 -w0)" \
     -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
     -device isa-debug-exit,iobase=0xf4,iosize=0x04 -nic none -nographic -no-reboot -serial mon:stdio < /dev/null
 rc=$?
@@ -76,5 +113,5 @@ rc=$?
 if [ $((rc & 1)) -eq 1 ] && [ "$rc" -lt 256 ]; then
     exit $((rc >> 1))
 fi
-echo "rxe guest: qemu ended without the guest's status (exit $rc)" >&2
+echo "guest: qemu ended without the guest's status (exit $rc)" >&2
 exit 125

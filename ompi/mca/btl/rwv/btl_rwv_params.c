@@ -192,6 +192,12 @@ static const rwv_param_t rwv_params[] = {
       "every earlier put at the target, as osc/rdma relies on; puts to multi-rail and same-node peers "
       "are delivered anyway) or delivered (only once the data is at the target: one more "
       "acknowledgement per put, which doubles coll/rdmabar's barrier time between nodes)"),
+    RWV_BOOL(verbs_immediate, true, OPAL_INFO_LVL_5,
+      "On verbs rails, tell a receiver that a message landed in its ring with RDMA write with "
+      "immediate data, where the device has it (InfiniBand, RoCE). Off, or on a device without "
+      "immediate data (iWARP: RDMAP has none), a zero-length send follows each such write instead: "
+      "one more work request per message, and the receiver's queue pair keeps a receive posted for "
+      "each slot of the largest ring its peer may write into"),
     RWV_STRING(rcache, "regcache", &mca_btl_rwv_component.rcache_name,
       "Registration cache for RDMA buffers: regcache (this project) or grdma (Open MPI's)"),
 };

@@ -168,13 +168,18 @@ void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, mca_btl_rwv_conn_t 
      * connection, only that one; else one of this rail (a look at a ring
      * that holds nothing new costs nothing else) */
     if (NULL != conn && conn->rail == rail && (NULL == from || from == conn)) {
-        conn->local.imm_seen++;
-        if (conn->poll_index < 0) {
-            /* a cold ring's arrival: only now does progress look at it */
-            MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
-            (void) mca_btl_rwv_poll_want (conn);
-            MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
-        }
+        mca_btl_rwv_conn_notified (conn);
+    }
+}
+
+void mca_btl_rwv_conn_notified (mca_btl_rwv_conn_t *conn)
+{
+    conn->local.imm_seen++;
+    if (conn->poll_index < 0) {
+        /* a cold ring's arrival: only now does progress look at it */
+        MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+        (void) mca_btl_rwv_poll_want (conn);
+        MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
     }
 }
 

@@ -203,6 +203,9 @@ void mca_btl_rwv_conn_closed (struct mca_btl_rwv_conn_t *conn);
  * FROM: the connection it came on where the transport says (verbs), else
  * NULL. */
 void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, struct mca_btl_rwv_conn_t *from, uint32_t imm);
+/* btl_rwv_progress.c: the peer notified CONN of a write into its ring
+ * (immediate data, or a send where the transport has none) */
+void mca_btl_rwv_conn_notified (struct mca_btl_rwv_conn_t *conn);
 
 END_C_DECLS
 

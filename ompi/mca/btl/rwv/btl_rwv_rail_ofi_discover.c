@@ -318,6 +318,27 @@ static bool ofi_may_join (const mca_btl_rwv_rail_t *rail, const struct fi_info *
     return NULL != any && 0 == strcmp (any->fabric_attr->prov_name, info->fabric_attr->prov_name);
 }
 
+/* Small rings are written with remote CQ data, the writer's word that a
+ * message landed: a provider without it (libfabric's verbs provider on
+ * iWARP devices reports cq_data_size 0) makes no rail, said once per
+ * domain; the native verbs rail serves such devices with notifying sends. */
+static bool ofi_has_cq_data (const struct fi_info *info)
+{
+    static char refused[64];
+
+    if (info->domain_attr->cq_data_size >= sizeof (uint32_t)) {
+        return true;
+    }
+    if (0 != strncmp (refused, info->domain_attr->name, sizeof (refused) - 1)) {
+        snprintf (refused, sizeof (refused), "%s", info->domain_attr->name);
+        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                             "btl/rwv: libfabric %s domain %s carries no remote CQ data (cq_data_size %zu): no "
+                             "libfabric rail there; btl_rwv_backend verbs or auto serve an RDMA device natively",
+                             info->fabric_attr->prov_name, info->domain_attr->name, info->domain_attr->cq_data_size);
+    }
+    return false;
+}
+
 /* INFO's address joins the rail of its interface if that has none of its
  * family yet, or opens the interface's rail. */
 static void ofi_take (struct fi_info *info, int family, mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails)
@@ -335,7 +356,8 @@ static void ofi_take (struct fi_info *info, int family, mca_btl_rwv_rail_t **rai
     }
     rail = ofi_rail_of_interface (rails, *num_rails, info);
     if (NULL == rail) {
-        if (*num_rails < max_rails && NULL != (opened = ofi_rail_open (info, family, *num_rails))) {
+        if (*num_rails < max_rails && ofi_has_cq_data (info) &&
+            NULL != (opened = ofi_rail_open (info, family, *num_rails))) {
             rails[(*num_rails)++] = opened;
         }
         return;

@@ -13,9 +13,13 @@
  *   writes       IBV_WR_RDMA_WRITE(_WITH_IMM), signalled; a small write
  *                goes inline, so its buffer is free when the post returns.
  *                An RC completion means the target acknowledged the data:
- *                every write is delivered when it completes
- *   receives     only immediate data uses them (eager mode cq): each queue
- *                pair keeps MCA_BTL_RWV_VERBS_RECVS zero-length receives
+ *                every write is delivered when it completes.  Without
+ *                immediate data (iWARP) a write that must notify the
+ *                receiver is followed by a zero-length send: both
+ *                transports deliver a send only after the writes before it
+ *                are placed, and its receive names the queue pair
+ *   receives     only notifications use them (eager mode cq): each queue
+ *                pair keeps rail->recv_depth zero-length receives
  *                posted, reposted as they complete.  Per-peer receive
  *                queues rather than an SRQ: they hold no buffers, so their
  *                cost is a few work requests per peer, and a peer's
@@ -50,7 +54,22 @@
 #include "btl_rwv_rail.h"
 #include "btl_rwv_rail_verbs.h"
 
-OBJ_CLASS_INSTANCE(mca_btl_rwv_verbs_qp_t, opal_list_item_t, NULL, NULL);
+static void verbs_qp_construct (mca_btl_rwv_verbs_qp_t *vqp)
+{
+    vqp->id = NULL;
+    vqp->conn = NULL;
+    vqp->cm_len = 0;
+    vqp->unsignaled = 0;
+    vqp->sends_owed = 0;
+    OBJ_CONSTRUCT(&vqp->owe_item, opal_list_item_t);
+}
+
+static void verbs_qp_destruct (mca_btl_rwv_verbs_qp_t *vqp)
+{
+    OBJ_DESTRUCT(&vqp->owe_item);
+}
+
+OBJ_CLASS_INSTANCE(mca_btl_rwv_verbs_qp_t, opal_list_item_t, verbs_qp_construct, verbs_qp_destruct);
 
 static mca_btl_rwv_verbs_rail_t *verbs_rail (mca_btl_rwv_rail_t *rail)
 {
@@ -69,13 +88,19 @@ static struct ibv_qp *verbs_qp (const mca_btl_rwv_conn_t *conn)
  * undefined, so only the id tells it from a send. */
 #define MCA_BTL_RWV_VERBS_RECV_TAG 1
 
+/* Zero-length receives: one SGE of no bytes (libsiw refuses a receive
+ * without one), on the rail's registered sink. */
 static int verbs_post_recvs (mca_btl_rwv_verbs_qp_t *vqp, int count)
 {
-    struct ibv_recv_wr wr = {.wr_id = (uintptr_t) vqp | MCA_BTL_RWV_VERBS_RECV_TAG, .sg_list = NULL, .num_sge = 0};
+    mca_btl_rwv_verbs_rail_t *rail = verbs_rail (vqp->conn->rail);
+    struct ibv_sge sge = {.addr = (uintptr_t) &rail->recv_sink, .length = 0, .lkey = rail->recv_mr->lkey};
+    struct ibv_recv_wr wr = {.wr_id = (uintptr_t) vqp | MCA_BTL_RWV_VERBS_RECV_TAG, .sg_list = &sge, .num_sge = 1};
     struct ibv_recv_wr *bad;
+    int rc;
 
     for (int i = 0 ; i < count ; ++i) {
-        if (0 != ibv_post_recv (vqp->id->qp, &wr, &bad)) {
+        if (0 != (rc = ibv_post_recv (vqp->id->qp, &wr, &bad))) {
+            errno = rc < 0 ? -rc : rc; /* providers return it either way */
             return OPAL_ERR_OUT_OF_RESOURCE;
         }
     }
@@ -86,8 +111,8 @@ static int verbs_qp_create (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp
 {
     struct ibv_qp_init_attr attr = {
         .send_cq = rail->cq, .recv_cq = rail->cq, .qp_type = IBV_QPT_RC, .sq_sig_all = 0,
-        .cap = {.max_send_wr = MCA_BTL_RWV_VERBS_SEND_DEPTH, .max_recv_wr = MCA_BTL_RWV_VERBS_RECVS,
-                .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = MCA_BTL_RWV_VERBS_INLINE},
+        .cap = {.max_send_wr = (uint32_t) rail->send_depth, .max_recv_wr = (uint32_t) rail->recv_depth,
+                .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = rail->inline_bytes},
     };
 
     if (0 != rdma_create_qp (vqp->id, rail->pd, &attr)) {
@@ -95,7 +120,12 @@ static int verbs_qp_create (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp
                              "btl/rwv: %s: rdma_create_qp failed: %s", rail->super.name, strerror (errno));
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
-    return verbs_post_recvs (vqp, MCA_BTL_RWV_VERBS_RECVS);
+    if (OPAL_SUCCESS != verbs_post_recvs (vqp, rail->recv_depth)) {
+        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s: ibv_post_recv failed: %s", rail->super.name, strerror (errno));
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    return OPAL_SUCCESS;
 }
 
 static mca_btl_rwv_verbs_qp_t *verbs_qp_new (struct rdma_cm_id *id, mca_btl_rwv_conn_t *conn)
@@ -114,6 +144,12 @@ static mca_btl_rwv_verbs_qp_t *verbs_qp_new (struct rdma_cm_id *id, mca_btl_rwv_
  * destroyed at close, when no completion can refer to it any more. */
 static void verbs_qp_retire (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp)
 {
+    OPAL_THREAD_LOCK(&rail->owing_lock);
+    if (vqp->sends_owed > 0) {
+        opal_list_remove_item (&rail->owing, &vqp->owe_item);
+        vqp->sends_owed = 0;
+    }
+    OPAL_THREAD_UNLOCK(&rail->owing_lock);
     vqp->conn = NULL;
     opal_list_append (&rail->dead, &vqp->super);
 }
@@ -219,25 +255,89 @@ static void verbs_signal_posted (mca_btl_rwv_verbs_qp_t *vqp, bool signalled, bo
     }
 }
 
+/* ------------------------------------------------------------ notifying sends */
+
+/* The zero-length send that follows a write the receiver must notice,
+ * where the device has no immediate data: unsignalled, so it retires with
+ * the next signalled request. */
+static const struct ibv_send_wr verbs_notify_wr = {.wr_id = 0, .opcode = IBV_WR_SEND, .num_sge = 0,
+                                                   .send_flags = IBV_SEND_INLINE};
+
+static bool verbs_notifies_by_send (const mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode)
+{
+    return IBV_WR_RDMA_WRITE_WITH_IMM == opcode && !verbs_rail (conn->rail)->immediate;
+}
+
+/* A full send queue took a write but not the send after it: the send is
+ * owed, and progress posts it once completions have made room.  Its write
+ * is in the ring; the receiver finds it when the send comes. */
+static void verbs_owe_sends (mca_btl_rwv_verbs_qp_t *vqp, unsigned count)
+{
+    mca_btl_rwv_verbs_rail_t *rail = verbs_rail (vqp->conn->rail);
+
+    OPAL_THREAD_LOCK(&rail->owing_lock);
+    if (0 == vqp->sends_owed) {
+        opal_list_append (&rail->owing, &vqp->owe_item);
+    }
+    vqp->sends_owed += count;
+    OPAL_THREAD_UNLOCK(&rail->owing_lock);
+}
+
+static void verbs_pay_sends (mca_btl_rwv_verbs_rail_t *rail)
+{
+    opal_list_item_t *item, *next;
+
+    OPAL_THREAD_LOCK(&rail->owing_lock);
+    OPAL_LIST_FOREACH_SAFE(item, next, &rail->owing, opal_list_item_t) {
+        mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) ((char *) item - offsetof (mca_btl_rwv_verbs_qp_t, owe_item));
+        struct ibv_send_wr wr = verbs_notify_wr, *bad;
+
+        while (vqp->sends_owed > 0 && 0 == ibv_post_send (vqp->id->qp, &wr, &bad)) {
+            verbs_signal_posted (vqp, false, true);
+            --vqp->sends_owed;
+        }
+        if (0 == vqp->sends_owed) {
+            opal_list_remove_item (&rail->owing, item);
+        }
+    }
+    OPAL_THREAD_UNLOCK(&rail->owing_lock);
+}
+
+/* ------------------------------------------------------------ posting */
+
+/* How many of the chain's first COUNT requests were posted, from the one
+ * ibv_post_send named bad (NULL: none). */
+static int verbs_chain_posted (const struct ibv_send_wr *chain, const struct ibv_send_wr *bad, int count, int rc)
+{
+    if (0 == rc) {
+        return count;
+    }
+    return NULL == bad ? 0 : (int) (bad - chain);
+}
+
 /* One RDMA work request: `lkey' 0 with IBV_SEND_INLINE (the data is copied
- * into the request), `op' NULL for nothing to call back. */
+ * into the request), `op' NULL for nothing to call back.  A write that
+ * notifies without immediate data is two: the write, then its send. */
 static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, const void *buf, size_t len,
                        uint32_t lkey, unsigned int flags, uint64_t raddr, uint64_t rkey, uint32_t imm,
                        mca_btl_rwv_op_t *op)
 {
     mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
     struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len, .lkey = lkey};
-    bool signalled = verbs_signal (vqp, op);
-    struct ibv_send_wr wr = {
-        .wr_id = (uintptr_t) op, .sg_list = &sge, .num_sge = 1, .opcode = opcode,
-        .send_flags = flags | (signalled ? IBV_SEND_SIGNALED : 0),
+    bool signalled = verbs_signal (vqp, op), by_send = verbs_notifies_by_send (conn, opcode);
+    struct ibv_send_wr wr[2] = {{
+        .wr_id = (uintptr_t) op, .sg_list = &sge, .num_sge = 1, .opcode = by_send ? IBV_WR_RDMA_WRITE : opcode,
+        .send_flags = flags | (signalled ? IBV_SEND_SIGNALED : 0), .next = by_send ? &wr[1] : NULL,
         .imm_data = htonl (imm), .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
-    }, *bad;
+    }, verbs_notify_wr}, *bad = NULL;
+    int posted, rc;
 
     if (NULL != op) {
         mca_btl_rwv_op_posted (op, true); /* before: another thread may see it complete */
     }
-    if (0 != ibv_post_send (vqp->id->qp, &wr, &bad)) {
+    rc = ibv_post_send (vqp->id->qp, wr, &bad);
+    posted = verbs_chain_posted (wr, bad, by_send ? 2 : 1, rc);
+    if (0 == posted) {
         verbs_signal_posted (vqp, signalled, false);
         if (NULL != op) {
             mca_btl_rwv_op_posted (op, false);
@@ -245,6 +345,11 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     verbs_signal_posted (vqp, signalled, true);
+    if (by_send && 1 == posted) {
+        verbs_owe_sends (vqp, 1);
+    } else if (by_send) {
+        verbs_signal_posted (vqp, false, true);
+    }
     if (IBV_WR_RDMA_READ != opcode) {
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
     }
@@ -272,21 +377,32 @@ static int verbs_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, v
 static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, int count, uint64_t rkey,
                          bool with_imm)
 {
+    bool by_send = verbs_notifies_by_send (conn, verbs_write_opcode (with_imm));
+    int per = by_send ? 2 : 1, n = count * per, posted, requests, rc;
     struct ibv_sge sge[MCA_BTL_RWV_MAX_BATCH];
-    struct ibv_send_wr wr[MCA_BTL_RWV_MAX_BATCH], *bad = NULL;
-    int posted = count;
+    struct ibv_send_wr wr[2 * MCA_BTL_RWV_MAX_BATCH], *bad = NULL;
 
     for (int i = 0 ; i < count ; ++i) {
         sge[i] = (struct ibv_sge) {.addr = (uintptr_t) iov[i].buf, .length = (uint32_t) iov[i].len,
                                    .lkey = ((struct ibv_mr *) iov[i].desc)->lkey};
-        wr[i] = (struct ibv_send_wr) {.wr_id = (uintptr_t) iov[i].op, .next = i + 1 < count ? &wr[i + 1] : NULL,
-            .sg_list = &sge[i], .num_sge = 1, .opcode = verbs_write_opcode (with_imm), .send_flags = IBV_SEND_SIGNALED,
+        wr[i * per] = (struct ibv_send_wr) {.wr_id = (uintptr_t) iov[i].op, .sg_list = &sge[i], .num_sge = 1,
+            .opcode = by_send ? IBV_WR_RDMA_WRITE : verbs_write_opcode (with_imm), .send_flags = IBV_SEND_SIGNALED,
             .imm_data = htonl (iov[i].imm),
             .wr.rdma = {.remote_addr = iov[i].raddr, .rkey = (uint32_t) rkey}};
+        if (by_send) {
+            wr[i * per + 1] = verbs_notify_wr;
+        }
         mca_btl_rwv_op_posted (iov[i].op, true); /* before: another thread may see it complete */
     }
-    if (0 != ibv_post_send (verbs_qp (conn), wr, &bad)) {
-        posted = NULL == bad ? 0 : (int) (bad - wr);
+    for (int k = 0 ; k + 1 < n ; ++k) {
+        wr[k].next = &wr[k + 1];
+    }
+    rc = ibv_post_send (verbs_qp (conn), wr, &bad);
+    requests = verbs_chain_posted (wr, bad, n, rc);
+    /* a write whose send did not go still went: its send is owed */
+    posted = (requests + per - 1) / per;
+    if (by_send && requests % 2) {
+        verbs_owe_sends ((mca_btl_rwv_verbs_qp_t *) conn->backend, 1);
     }
     for (int i = 0 ; i < count ; ++i) {
         if (i >= posted) {
@@ -322,14 +438,17 @@ static int verbs_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *de
 static int verbs_mr_reg (mca_btl_rwv_rail_t *r, void *base, size_t len, mca_btl_rwv_access_t what, void **mr,
                          void **desc, uint64_t *rkey)
 {
-    /* rwv's atomics run on the target's CPU: no registration needs remote atomics */
+    /* rwv's atomics run on the target's CPU: no registration needs remote
+     * atomics.  iWARP places a read's response under the sink's key, as a
+     * write: there the sink takes remote writes (docs/security.md) */
     static const int access[] = {
         [MCA_BTL_RWV_ACCESS_READ_INTO] = IBV_ACCESS_LOCAL_WRITE,
         [MCA_BTL_RWV_ACCESS_PEER_WRITES] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
         [MCA_BTL_RWV_ACCESS_OWN_RING] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
         [MCA_BTL_RWV_ACCESS_RDMA] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
     };
-    struct ibv_mr *ibmr = ibv_reg_mr (verbs_rail (r)->pd, base, len, access[what]);
+    int flags = access[what] | (MCA_BTL_RWV_ACCESS_READ_INTO == what && verbs_rail (r)->iwarp ? IBV_ACCESS_REMOTE_WRITE : 0);
+    struct ibv_mr *ibmr = ibv_reg_mr (verbs_rail (r)->pd, base, len, flags);
 
     if (NULL == ibmr) {
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
@@ -369,8 +488,13 @@ static void verbs_route_resolved (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_ve
                                     .rnr_retry_count = 7};
     struct rdma_cm_event fake = {.event = RDMA_CM_EVENT_CONNECT_ERROR};
 
-    if (OPAL_SUCCESS != verbs_qp_create (rail, vqp) || 0 != rdma_connect (vqp->id, &param)) {
+    if (OPAL_SUCCESS != verbs_qp_create (rail, vqp)) {
         fake.status = errno;
+        verbs_conn_error (rail, vqp, &fake);
+    } else if (0 != rdma_connect (vqp->id, &param)) {
+        fake.status = errno;
+        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s: rdma_connect failed: %s", rail->super.name, strerror (errno));
         verbs_conn_error (rail, vqp, &fake);
     }
 }
@@ -458,8 +582,13 @@ static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_w
     if (wc->wr_id & MCA_BTL_RWV_VERBS_RECV_TAG) {
         mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) (uintptr_t) (wc->wr_id & ~(uint64_t) MCA_BTL_RWV_VERBS_RECV_TAG);
 
-        if (IBV_WC_SUCCESS == wc->status && NULL != vqp->conn) {
-            (void) verbs_post_recvs (vqp, 1);
+        if (IBV_WC_SUCCESS != wc->status || NULL == vqp->conn) {
+            return;
+        }
+        (void) verbs_post_recvs (vqp, 1);
+        if (IBV_WC_RECV == wc->opcode) {
+            mca_btl_rwv_conn_notified (vqp->conn); /* a notifying send: its queue pair names the connection */
+        } else {
             mca_btl_rwv_conn_remote_data (&rail->super, vqp->conn, ntohl (wc->imm_data));
         }
         return;
@@ -483,6 +612,9 @@ static int verbs_poll_completions (mca_btl_rwv_rail_t *r)
 
     for (int i = 0 ; i < n ; ++i) {
         verbs_completion (rail, wc + i);
+    }
+    if (!opal_list_is_empty (&rail->owing)) {
+        verbs_pay_sends (rail);
     }
     return n > 0 ? n : 0;
 }
@@ -508,10 +640,15 @@ void mca_btl_rwv_verbs_rail_close (mca_btl_rwv_rail_t *r)
         OBJ_RELEASE(vqp);
     }
     OBJ_DESTRUCT(&rail->dead);
+    OBJ_DESTRUCT(&rail->owing);
+    OBJ_DESTRUCT(&rail->owing_lock);
     for (int f = 0 ; f < MCA_BTL_RWV_FAMILIES ; ++f) {
         if (rail->listen_id[f]) {
             rdma_destroy_id (rail->listen_id[f]);
         }
+    }
+    if (rail->recv_mr) {
+        (void) ibv_dereg_mr (rail->recv_mr);
     }
     if (rail->cq) {
         ibv_destroy_cq (rail->cq);

@@ -35,6 +35,14 @@ typedef struct mca_btl_rwv_verbs_rail_t {
     struct ibv_cq *cq;
     char device[64];
     uint8_t port;
+    bool iwarp;                 /* RDMAP: no immediate data; read sinks take remote writes */
+    bool immediate;             /* ring writes notify with immediate data, else a zero-length send */
+    int send_depth, recv_depth, cq_depth; /* fitted to the device (btl_rwv_rail_verbs_caps.c) */
+    uint32_t inline_bytes;      /* most bytes a work request carries inline */
+    uint64_t recv_sink;         /* what receives name: they take no bytes, but siw wants an SGE */
+    struct ibv_mr *recv_mr;
+    opal_list_t owing;          /* queue pairs owing notifying sends (their owe_item) */
+    opal_mutex_t owing_lock;    /* posts come from any thread */
     opal_list_t dead;           /* queue pairs of failed connections, destroyed at close */
 } mca_btl_rwv_verbs_rail_t;
 
@@ -46,6 +54,8 @@ typedef struct mca_btl_rwv_verbs_qp_t {
     unsigned char cm[64];       /* our connection data, sent once the route is known */
     size_t cm_len;
     unsigned unsignaled;        /* inline writes posted since the last signalled request (atomic) */
+    unsigned sends_owed;        /* notifying sends a full send queue refused after their write */
+    opal_list_item_t owe_item;  /* on the rail's owing list while sends_owed > 0 */
 } mca_btl_rwv_verbs_qp_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_verbs_qp_t);
 
@@ -53,6 +63,11 @@ OBJ_CLASS_DECLARATION(mca_btl_rwv_verbs_qp_t);
 /* btl_rwv_rail_verbs.c */
 extern const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops;
 void mca_btl_rwv_verbs_rail_close (mca_btl_rwv_rail_t *rail);
+
+/* btl_rwv_rail_verbs_caps.c: asks the device what it can do, fits the
+ * rail's queues to it (creating its CQ) and says so at btl_base_verbose
+ * 20; OPAL_ERR_NOT_SUPPORTED once the user is told what is missing */
+int mca_btl_rwv_verbs_caps (mca_btl_rwv_verbs_rail_t *rail);
 
 END_C_DECLS
 

@@ -48,7 +48,7 @@ static int verbs_listen (mca_btl_rwv_verbs_rail_t *rail, const struct ifaddrs *i
     struct sockaddr_storage bind_addr;
     struct rdma_cm_id *id;
     mca_btl_rwv_ip_t ip;
-    int family, bits;
+    int family, bits, rc = OPAL_ERROR;
 
     mca_btl_rwv_ip_from_sockaddr (ifa->ifa_addr, &ip);
     family = mca_btl_rwv_ip_family (&ip);
@@ -69,9 +69,13 @@ static int verbs_listen (mca_btl_rwv_verbs_rail_t *rail, const struct ifaddrs *i
         }
         rail->context = id->verbs;
         rail->port = id->port_num;
+        snprintf (rail->device, sizeof (rail->device), "%s", ibv_get_device_name (rail->context->device));
         rail->pd = ibv_alloc_pd (rail->context);
-        rail->cq = rail->pd ? ibv_create_cq (rail->context, MCA_BTL_RWV_VERBS_CQ_DEPTH, NULL, NULL, 0) : NULL;
+        if (NULL == rail->pd || OPAL_SUCCESS != (rc = mca_btl_rwv_verbs_caps (rail))) {
+            goto fail;
+        }
     }
+    rc = OPAL_ERROR;
     if (NULL == rail->cq || 0 != rdma_listen (id, 64)) {
         goto fail;
     }
@@ -85,33 +89,37 @@ fail:
     /* the rail's device stays (a rail being opened is closed whole) */
     rdma_destroy_id (id);
     rail->listen_id[family] = NULL;
-    return OPAL_ERROR;
+    return rc;
 }
 
 /* A rail on IFA's interface, listening on its address, if an active RDMA
  * port holds it. */
-static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index)
+static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index, bool *refused)
 {
     mca_btl_rwv_verbs_rail_t *rail = calloc (1, sizeof (*rail));
     char text[MCA_BTL_RWV_IP_STRLEN];
     mca_btl_rwv_ip_t ip;
+    int rc = OPAL_ERROR;
 
     if (NULL == rail) {
         return NULL;
     }
     OBJ_CONSTRUCT(&rail->dead, opal_list_t);
+    OBJ_CONSTRUCT(&rail->owing, opal_list_t);
+    OBJ_CONSTRUCT(&rail->owing_lock, opal_mutex_t);
     rail->super.ops = &mca_btl_rwv_verbs_ops;
     rail->channel = rdma_create_event_channel ();
-    if (NULL == rail->channel || OPAL_SUCCESS != verbs_listen (rail, ifa) ||
+    if (NULL == rail->channel || OPAL_SUCCESS != (rc = verbs_listen (rail, ifa)) ||
         0 != fcntl (rail->channel->fd, F_SETFL, fcntl (rail->channel->fd, F_GETFL) | O_NONBLOCK)) {
+        /* a device rwv cannot use has been named to the user already */
+        *refused |= OPAL_ERR_NOT_SUPPORTED == rc;
         mca_btl_rwv_verbs_rail_close (&rail->super);
         return NULL;
     }
-    snprintf (rail->device, sizeof (rail->device), "%s", ibv_get_device_name (rail->context->device));
     rail->super.index = index;
     rail->super.cm_fd = rail->channel->fd;
     rail->super.addr.loopback = 0;
-    rail->super.inject_size = MCA_BTL_RWV_VERBS_INLINE;
+    rail->super.inject_size = rail->inline_bytes;
     rail->super.virt_addr = true;
     /* RDMA writes may be placed out of order: eager messages use immediate data */
     rail->super.ordered_placement = false;
@@ -203,6 +211,7 @@ int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *
     struct ibv_device **devices;
     struct ifaddrs *ifas, *ifa;
     int ndev = 0, found = 0, order[MCA_BTL_RWV_FAMILIES], families;
+    bool refused = false;
 
     devices = ibv_get_device_list (&ndev);
     if (NULL != devices) {
@@ -235,7 +244,7 @@ int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *
                 mca_btl_rwv_rail_t *rail;
 
                 if (!verbs_if_wanted (ifa, order[f], link_local) || verbs_rail_join (rails, *num_rails, ifa) ||
-                    *num_rails >= max_rails || NULL == (rail = verbs_rail_open (ifa, *num_rails))) {
+                    *num_rails >= max_rails || NULL == (rail = verbs_rail_open (ifa, *num_rails, &refused))) {
                     continue;
                 }
                 rails[(*num_rails)++] = rail;
@@ -245,6 +254,9 @@ int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *
     }
     freeifaddrs (ifas);
     /* the user's interface lists may have left the RDMA ports out on purpose */
+    if (0 == found && refused) {
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
     if (0 == found && !(*mca_btl_rwv_component.if_include || *mca_btl_rwv_component.if_exclude)) {
         rwv_show_help ("help-mpi-btl-rwv.txt", "verbs unusable", true, OPAL_PROC_MY_HOSTNAME,
                        "RDMA devices exist, but no active port has an address of a family btl_rwv_ip_family "
