@@ -134,6 +134,7 @@ typedef struct mca_btl_rwv_module_t {
     opal_hash_table_t regs;
     opal_mutex_t regs_lock;
     opal_free_list_t eager_frags;    /* send buffers, registered on every rail */
+    opal_free_list_t small_frags;    /* the same, of MCA_BTL_RWV_SMALL_FRAG bytes (btl_rwv_frag.c) */
     opal_free_list_t rdma_ops;       /* put/get requests */
     opal_free_list_t pieces;         /* the part of a put/get on one rail; flush markers */
     opal_free_list_t atomics;        /* atomics waiting for their reply */

@@ -41,15 +41,16 @@ int mca_btl_rwv_frag_init (opal_free_list_item_t *item, void *ctx)
     mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) item;
 
     frag->buf = item->ptr;
+    frag->list = (opal_free_list_t *) ctx;
     frag->reg = (mca_btl_rwv_reg_t *) item->registration;
     frag->op.complete = mca_btl_rwv_frag_write_complete;
     return OPAL_SUCCESS;
 }
 
-mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags)
+static mca_btl_rwv_frag_t *mca_btl_rwv_frag_get (opal_free_list_t *list, struct mca_btl_base_endpoint_t *endpoint,
+                                                  uint32_t flags)
 {
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_free_list_get (&module->eager_frags);
+    mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_free_list_get (list);
 
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
@@ -67,9 +68,25 @@ mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endp
     return frag;
 }
 
+mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags)
+{
+    return mca_btl_rwv_frag_get (&mca_btl_rwv_component.module->eager_frags, endpoint, flags);
+}
+
+/* The header goes right after the payload, in the same buffer. */
+mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc_sized (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags,
+                                                  size_t bytes)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    bool small = MCA_BTL_RWV_PAD8(bytes) + sizeof (mca_btl_rwv_eager_hdr_t) <= MCA_BTL_RWV_SMALL_FRAG &&
+                 mca_btl_rwv_component.eager_slot_size > MCA_BTL_RWV_SMALL_FRAG;
+
+    return mca_btl_rwv_frag_get (small ? &module->small_frags : &module->eager_frags, endpoint, flags);
+}
+
 void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag)
 {
-    opal_free_list_return (&mca_btl_rwv_component.module->eager_frags, &frag->base.super);
+    opal_free_list_return (frag->list, &frag->base.super);
 }
 
 static bool mca_btl_rwv_frag_unheld (const mca_btl_rwv_frag_t *frag)
@@ -163,7 +180,7 @@ mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *
     if (OPAL_UNLIKELY(size > mca_btl_rwv_max_payload ())) {
         return NULL;
     }
-    frag = mca_btl_rwv_frag_alloc (endpoint, flags);
+    frag = mca_btl_rwv_frag_alloc_sized (endpoint, flags, size);
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
@@ -193,7 +210,7 @@ mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t *btl,
     if (reserve + *size > mca_btl_rwv_max_payload ()) {
         *size = mca_btl_rwv_max_payload () - reserve;
     }
-    frag = mca_btl_rwv_frag_alloc (endpoint, flags);
+    frag = mca_btl_rwv_frag_alloc_sized (endpoint, flags, reserve + *size);
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }

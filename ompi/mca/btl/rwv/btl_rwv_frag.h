@@ -22,12 +22,18 @@ static inline size_t mca_btl_rwv_max_payload (void)
 
 #define MCA_BTL_RWV_PAD8(n) (((n) + 7) & ~(size_t) 7)
 
+/* Send buffers of this many bytes carry the small messages: a sender
+ * ahead of its receiver's credits queues each message in a buffer of its
+ * own, registered (pinned), which must not be a whole eager slot. */
+#define MCA_BTL_RWV_SMALL_FRAG 2048
+
 typedef struct mca_btl_rwv_frag_t {
     mca_btl_base_descriptor_t base;
     mca_btl_base_segment_t segment;
     mca_btl_rwv_op_t op;                  /* completion of the ring write */
     struct mca_btl_base_endpoint_t *endpoint;
     unsigned char *buf;                   /* registered: payload, then room for the header */
+    opal_free_list_t *list;               /* the pool it came from: eager or small buffers */
     mca_btl_rwv_reg_t *reg;
     mca_btl_base_tag_t tag;
     uint8_t hdr_flags;                    /* REPLAY, STRIPE */
@@ -113,8 +119,13 @@ static inline bool mca_btl_rwv_frag_stays_on_conn (const mca_btl_rwv_frag_t *fra
     return MCA_BTL_RWV_TAG_RING == frag->tag;
 }
 
+/* CTX: the free list the item belongs to */
 int mca_btl_rwv_frag_init (opal_free_list_item_t *item, void *ctx);
 mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags);
+/* One that holds BYTES of payload (at most mca_btl_rwv_max_payload ()):
+ * from the small buffers where they are enough */
+mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc_sized (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags,
+                                                  size_t bytes);
 void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag);
 /* The BTL's descriptor calls (ob1 allocates, fills, frees send descriptors) */
 mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,

@@ -170,6 +170,7 @@ int mca_btl_rwv_module_init (void)
     int rc;
 
     OBJ_CONSTRUCT(&module->eager_frags, opal_free_list_t);
+    OBJ_CONSTRUCT(&module->small_frags, opal_free_list_t);
     OBJ_CONSTRUCT(&module->rdma_ops, opal_free_list_t);
     OBJ_CONSTRUCT(&module->pieces, opal_free_list_t);
     OBJ_CONSTRUCT(&module->atomics, opal_free_list_t);
@@ -195,7 +196,11 @@ int mca_btl_rwv_module_init (void)
     rc = opal_free_list_init (&module->eager_frags, sizeof (mca_btl_rwv_frag_t), opal_cache_line_size,
                               OBJ_CLASS(mca_btl_rwv_frag_t), mca_btl_rwv_component.eager_slot_size,
                               opal_cache_line_size, 64, -1, 64, NULL, MCA_RCACHE_FLAGS_PERSIST,
-                              module->rcache, mca_btl_rwv_frag_init, NULL);
+                              module->rcache, mca_btl_rwv_frag_init, &module->eager_frags);
+    rc = rc ? rc : opal_free_list_init (&module->small_frags, sizeof (mca_btl_rwv_frag_t), opal_cache_line_size,
+                                        OBJ_CLASS(mca_btl_rwv_frag_t), MCA_BTL_RWV_SMALL_FRAG, opal_cache_line_size,
+                                        64, -1, 64, NULL, MCA_RCACHE_FLAGS_PERSIST, module->rcache,
+                                        mca_btl_rwv_frag_init, &module->small_frags);
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
@@ -240,6 +245,7 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
         mca_btl_rwv_frag_return (module->marker);
     }
     OBJ_DESTRUCT(&module->eager_frags);
+    OBJ_DESTRUCT(&module->small_frags);
     OBJ_DESTRUCT(&module->atomics);
     OBJ_DESTRUCT(&module->cma_handles);
     OBJ_DESTRUCT(&module->retry);

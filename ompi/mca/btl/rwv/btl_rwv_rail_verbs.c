@@ -306,13 +306,16 @@ static void verbs_pay_sends (mca_btl_rwv_verbs_rail_t *rail)
 /* ------------------------------------------------------------ posting */
 
 /* How many of the chain's first COUNT requests were posted, from the one
- * ibv_post_send named bad (NULL: none). */
+ * ibv_post_send named bad.  libsiw names none when every request went
+ * into its send queue and only the kernel's doorbell failed: they are
+ * posted (the queue holds them), and posting them again would send each
+ * message twice. */
 static int verbs_chain_posted (const struct ibv_send_wr *chain, const struct ibv_send_wr *bad, int count, int rc)
 {
-    if (0 == rc) {
+    if (0 == rc || NULL == bad) {
         return count;
     }
-    return NULL == bad ? 0 : (int) (bad - chain);
+    return (int) (bad - chain);
 }
 
 /* One RDMA work request: `lkey' 0 with IBV_SEND_INLINE (the data is copied

@@ -518,8 +518,8 @@ static void mca_btl_rwv_store_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t
 static int mca_btl_rwv_inject_kept (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor,
                                     void *header, size_t header_size, size_t payload_size, mca_btl_base_tag_t tag)
 {
-    mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_alloc (conn->endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
     size_t len = header_size + payload_size;
+    mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_alloc_sized (conn->endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, len);
 
     if (NULL == frag) {
         return OPAL_ERR_OUT_OF_RESOURCE;
@@ -574,7 +574,7 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
             rc = mca_btl_rwv_inject (conn, buf, len, tag, 0);
         } else if (small) {
             rc = mca_btl_rwv_inject_kept (conn, convertor, header, header_size, payload_size, tag);
-        } else if (NULL != (frag = mca_btl_rwv_frag_alloc (endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP))) {
+        } else if (NULL != (frag = mca_btl_rwv_frag_alloc_sized (endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, len))) {
             mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
             frag->segment.seg_len = len;
             frag->tag = tag;
