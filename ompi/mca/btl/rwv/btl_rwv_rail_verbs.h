@@ -60,9 +60,31 @@ typedef struct mca_btl_rwv_verbs_qp_t {
 OBJ_CLASS_DECLARATION(mca_btl_rwv_verbs_qp_t);
 
 
+/* A receive's work request id is its queue pair's address with the low bit
+ * set: a flushed receive completes with an error, and then wc.opcode is
+ * undefined, so only the id tells it from a send. */
+#define MCA_BTL_RWV_VERBS_RECV_TAG 1
+
+static inline mca_btl_rwv_verbs_rail_t *mca_btl_rwv_verbs_rail (mca_btl_rwv_rail_t *rail)
+{
+    return (mca_btl_rwv_verbs_rail_t *) rail;
+}
+
 /* btl_rwv_rail_verbs.c */
 extern const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops;
 void mca_btl_rwv_verbs_rail_close (mca_btl_rwv_rail_t *rail);
+
+/* btl_rwv_rail_verbs_cm.c: the rail ops for connections, and the
+ * receives a queue pair keeps posted */
+int mca_btl_rwv_verbs_connect (mca_btl_rwv_rail_t *rail, struct mca_btl_rwv_conn_t *conn, const void *cm,
+                               size_t cm_len);
+int mca_btl_rwv_verbs_accept (mca_btl_rwv_rail_t *rail, struct mca_btl_rwv_conn_t *conn, void *request,
+                              const void *cm, size_t cm_len);
+void mca_btl_rwv_verbs_reject (mca_btl_rwv_rail_t *rail, void *request);
+void mca_btl_rwv_verbs_disconnect (struct mca_btl_rwv_conn_t *conn);
+int mca_btl_rwv_verbs_poll_connections (mca_btl_rwv_rail_t *rail);
+mca_btl_rwv_cm_state_t mca_btl_rwv_verbs_cm_state (mca_btl_rwv_rail_t *rail);
+int mca_btl_rwv_verbs_post_recvs (mca_btl_rwv_verbs_qp_t *vqp, int count);
 
 /* btl_rwv_rail_verbs_caps.c: asks the device what it can do, fits the
  * rail's queues to it (creating its CQ) and says so at btl_base_verbose

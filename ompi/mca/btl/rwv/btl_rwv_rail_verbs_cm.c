@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * The native verbs rail's connections: one RC queue pair per connection,
+ * set up through librdmacm on the rail's non-blocking event channel.  The
+ * active side resolves the address and the route, then connects with our
+ * connection data as private data; the passive side accepts with its own
+ * (btl_rwv_handshake.c decides who is which).  A queue pair keeps
+ * rail->recv_depth zero-length receives posted for notifications
+ * (btl_rwv_rail_verbs.c); one of a failed or refused connection waits on
+ * the rail's dead list until close, when no completion can name it.
+ */
+#include "opal_config.h"
+
+#include <errno.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "opal/mca/btl/base/base.h"
+#include "opal/util/output.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_rail.h"
+#include "btl_rwv_rail_verbs.h"
+
+static void verbs_qp_construct (mca_btl_rwv_verbs_qp_t *vqp)
+{
+    vqp->id = NULL;
+    vqp->conn = NULL;
+    vqp->cm_len = 0;
+    vqp->unsignaled = 0;
+    vqp->sends_owed = 0;
+    OBJ_CONSTRUCT(&vqp->owe_item, opal_list_item_t);
+}
+
+static void verbs_qp_destruct (mca_btl_rwv_verbs_qp_t *vqp)
+{
+    OBJ_DESTRUCT(&vqp->owe_item);
+}
+
+OBJ_CLASS_INSTANCE(mca_btl_rwv_verbs_qp_t, opal_list_item_t, verbs_qp_construct, verbs_qp_destruct);
+
+/* Zero-length receives: one SGE of no bytes (libsiw refuses a receive
+ * without one), on the rail's registered sink. */
+int mca_btl_rwv_verbs_post_recvs (mca_btl_rwv_verbs_qp_t *vqp, int count)
+{
+    mca_btl_rwv_verbs_rail_t *rail = mca_btl_rwv_verbs_rail (vqp->conn->rail);
+    struct ibv_sge sge = {.addr = (uintptr_t) &rail->recv_sink, .length = 0, .lkey = rail->recv_mr->lkey};
+    struct ibv_recv_wr wr = {.wr_id = (uintptr_t) vqp | MCA_BTL_RWV_VERBS_RECV_TAG, .sg_list = &sge, .num_sge = 1};
+    struct ibv_recv_wr *bad;
+    int rc;
+
+    for (int i = 0 ; i < count ; ++i) {
+        if (0 != (rc = ibv_post_recv (vqp->id->qp, &wr, &bad))) {
+            errno = rc < 0 ? -rc : rc; /* providers return it either way */
+            return OPAL_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    return OPAL_SUCCESS;
+}
+
+static int verbs_qp_create (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp)
+{
+    struct ibv_qp_init_attr attr = {
+        .send_cq = rail->cq, .recv_cq = rail->cq, .qp_type = IBV_QPT_RC, .sq_sig_all = 0,
+        .cap = {.max_send_wr = (uint32_t) rail->send_depth, .max_recv_wr = (uint32_t) rail->recv_depth,
+                .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = rail->inline_bytes},
+    };
+
+    if (0 != rdma_create_qp (vqp->id, rail->pd, &attr)) {
+        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s: rdma_create_qp failed: %s", rail->super.name, strerror (errno));
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    if (OPAL_SUCCESS != mca_btl_rwv_verbs_post_recvs (vqp, rail->recv_depth)) {
+        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s: ibv_post_recv failed: %s", rail->super.name, strerror (errno));
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    return OPAL_SUCCESS;
+}
+
+static mca_btl_rwv_verbs_qp_t *verbs_qp_new (struct rdma_cm_id *id, mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_verbs_qp_t *vqp = OBJ_NEW(mca_btl_rwv_verbs_qp_t);
+
+    if (NULL != vqp) {
+        vqp->id = id;
+        vqp->conn = conn;
+        id->context = vqp;
+    }
+    return vqp;
+}
+
+/* Its queue pair may still hold work requests that complete with an error:
+ * destroyed at close, when no completion can refer to it any more. */
+static void verbs_qp_retire (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp)
+{
+    OPAL_THREAD_LOCK(&rail->owing_lock);
+    if (vqp->sends_owed > 0) {
+        opal_list_remove_item (&rail->owing, &vqp->owe_item);
+        vqp->sends_owed = 0;
+    }
+    OPAL_THREAD_UNLOCK(&rail->owing_lock);
+    vqp->conn = NULL;
+    opal_list_append (&rail->dead, &vqp->super);
+}
+
+int mca_btl_rwv_verbs_connect (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, const void *cm, size_t cm_len)
+{
+    mca_btl_rwv_verbs_rail_t *rail = mca_btl_rwv_verbs_rail (r);
+    uint32_t scope = if_nametoindex (r->ifname);
+    struct sockaddr_storage src, dst;
+    mca_btl_rwv_verbs_qp_t *vqp;
+    struct rdma_cm_id *id;
+
+    if (cm_len > sizeof (vqp->cm) || 0 != rdma_create_id (rail->channel, &id, NULL, RDMA_PS_TCP)) {
+        return OPAL_ERROR;
+    }
+    vqp = verbs_qp_new (id, conn);
+    if (NULL == vqp) {
+        rdma_destroy_id (id);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    memcpy (vqp->cm, cm, cm_len);
+    vqp->cm_len = cm_len;
+    mca_btl_rwv_ip_to_sockaddr (&r->addr.ip[conn->family], 0, scope, &src);
+    mca_btl_rwv_ip_to_sockaddr (&conn->peer_ip, conn->peer_port, scope, &dst);
+    if (0 != rdma_resolve_addr (id, (struct sockaddr *) &src, (struct sockaddr *) &dst,
+                                MCA_BTL_RWV_VERBS_RESOLVE_MS)) {
+        rdma_destroy_id (id);
+        OBJ_RELEASE(vqp);
+        return OPAL_ERROR;
+    }
+    conn->backend = vqp;
+    return OPAL_SUCCESS;
+}
+
+/* A request's id cannot be destroyed before its event is acknowledged
+ * (rdma_destroy_id waits for that): a refused one joins the retired queue
+ * pairs, destroyed at close. */
+void mca_btl_rwv_verbs_reject (mca_btl_rwv_rail_t *r, void *request)
+{
+    struct rdma_cm_id *id = (struct rdma_cm_id *) request;
+    mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) id->context;
+
+    (void) rdma_reject (id, NULL, 0);
+    if (NULL == vqp && NULL == (vqp = verbs_qp_new (id, NULL))) {
+        return; /* out of memory: the id leaks rather than hang */
+    }
+    verbs_qp_retire (mca_btl_rwv_verbs_rail (r), vqp);
+}
+
+int mca_btl_rwv_verbs_accept (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, void *request, const void *cm,
+                         size_t cm_len)
+{
+    struct rdma_cm_id *id = (struct rdma_cm_id *) request;
+    struct rdma_conn_param param = {.private_data = cm, .private_data_len = (uint8_t) cm_len,
+                                    .responder_resources = 1, .initiator_depth = 1, .rnr_retry_count = 7};
+    mca_btl_rwv_verbs_qp_t *vqp = verbs_qp_new (id, conn);
+
+    if (NULL == vqp || OPAL_SUCCESS != verbs_qp_create (mca_btl_rwv_verbs_rail (r), vqp) || 0 != rdma_accept (id, &param)) {
+        mca_btl_rwv_verbs_reject (r, request);
+        return OPAL_ERROR;
+    }
+    conn->backend = vqp;
+    return OPAL_SUCCESS;
+}
+
+/* Moving the queue pair to the error state flushes what it still holds,
+ * with errors, through the CQ: failover hands those operations on. */
+void mca_btl_rwv_verbs_disconnect (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
+
+    if (NULL == vqp) {
+        return;
+    }
+    conn->backend = NULL;
+    if (vqp->id->qp) {
+        (void) rdma_disconnect (vqp->id);
+    }
+    verbs_qp_retire (mca_btl_rwv_verbs_rail (conn->rail), vqp);
+}
+
+/* ------------------------------------------------------------ events */
+
+static void verbs_conn_error (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp,
+                              const struct rdma_cm_event *event)
+{
+    char why[160];
+
+    snprintf (why, sizeof (why), "%s on %s port %u (status %d)", rdma_event_str (event->event), rail->device,
+              rail->port, event->status);
+    if (RDMA_CM_EVENT_REJECTED == event->event) {
+        mca_btl_rwv_conn_refused (vqp->conn, why);
+    } else {
+        mca_btl_rwv_conn_failed (vqp->conn, why);
+    }
+}
+
+static void verbs_route_resolved (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp)
+{
+    struct rdma_conn_param param = {.private_data = vqp->cm, .private_data_len = (uint8_t) vqp->cm_len,
+                                    .responder_resources = 1, .initiator_depth = 1, .retry_count = 7,
+                                    .rnr_retry_count = 7};
+    struct rdma_cm_event fake = {.event = RDMA_CM_EVENT_CONNECT_ERROR};
+
+    if (OPAL_SUCCESS != verbs_qp_create (rail, vqp)) {
+        fake.status = errno;
+        verbs_conn_error (rail, vqp, &fake);
+    } else if (0 != rdma_connect (vqp->id, &param)) {
+        fake.status = errno;
+        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s: rdma_connect failed: %s", rail->super.name, strerror (errno));
+        verbs_conn_error (rail, vqp, &fake);
+    }
+}
+
+/* One connection event: what the core is told of it. */
+static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event *event)
+{
+    mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) event->id->context;
+
+    if (RDMA_CM_EVENT_CONNECT_REQUEST == event->event) {
+        const struct sockaddr *sa = rdma_get_peer_addr (event->id);
+        mca_btl_rwv_ip_t src;
+
+        mca_btl_rwv_conn_request (&rail->super, event->id, event->param.conn.private_data,
+                                  event->param.conn.private_data_len,
+                                  NULL != sa && mca_btl_rwv_ip_from_sockaddr (sa, &src) ? &src : NULL);
+        return;
+    }
+    if (NULL == vqp || NULL == vqp->conn) {
+        return; /* abandoned: its queue pair waits for close */
+    }
+    switch (event->event) {
+    case RDMA_CM_EVENT_ADDR_RESOLVED:
+        if (0 != rdma_resolve_route (event->id, MCA_BTL_RWV_VERBS_RESOLVE_MS)) {
+            verbs_conn_error (rail, vqp, event);
+        }
+        break;
+    case RDMA_CM_EVENT_ROUTE_RESOLVED:
+        verbs_route_resolved (rail, vqp);
+        break;
+    case RDMA_CM_EVENT_ESTABLISHED:
+        mca_btl_rwv_conn_established (vqp->conn, event->param.conn.private_data,
+                                      event->param.conn.private_data_len);
+        break;
+    case RDMA_CM_EVENT_DISCONNECTED:
+        mca_btl_rwv_conn_closed (vqp->conn);
+        break;
+    case RDMA_CM_EVENT_ADDR_ERROR:
+    case RDMA_CM_EVENT_ROUTE_ERROR:
+    case RDMA_CM_EVENT_CONNECT_ERROR:
+    case RDMA_CM_EVENT_UNREACHABLE:
+    case RDMA_CM_EVENT_REJECTED:
+        verbs_conn_error (rail, vqp, event);
+        break;
+    default:
+        break;
+    }
+}
+
+/* rdma_cm's channel is a kernel file descriptor, readable exactly while
+ * an event waits. */
+mca_btl_rwv_cm_state_t mca_btl_rwv_verbs_cm_state (mca_btl_rwv_rail_t *r)
+{
+    struct pollfd ready = {.fd = mca_btl_rwv_verbs_rail (r)->channel->fd, .events = POLLIN};
+
+    return poll (&ready, 1, 0) > 0 ? MCA_BTL_RWV_CM_EVENT : MCA_BTL_RWV_CM_IDLE;
+}
+
+/* A connect request's private data lives in its event: the core copies
+ * what it needs before the event is acknowledged. */
+int mca_btl_rwv_verbs_poll_connections (mca_btl_rwv_rail_t *r)
+{
+    mca_btl_rwv_verbs_rail_t *rail = mca_btl_rwv_verbs_rail (r);
+    struct rdma_cm_event *event;
+    int count = 0;
+
+    while (0 == rdma_get_cm_event (rail->channel, &event)) {
+        verbs_cm_event (rail, event);
+        rdma_ack_cm_event (event);
+        ++count;
+    }
+    return count;
+}
