@@ -72,9 +72,11 @@ static bool verbs_caps_depths (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_
     int slots = mca_btl_rwv_component.eager_slots;
     char missing[200], fix[160];
 
+    /* at least a receive per slot; the spare ones only where the device has room */
+    rail->recv_depth = slots > MCA_BTL_RWV_VERBS_RECVS ? slots : MCA_BTL_RWV_VERBS_RECVS;
+    rail->recv_depth = attr->max_qp_wr < rail->recv_depth ? attr->max_qp_wr : rail->recv_depth;
     rail->send_depth = attr->max_qp_wr < MCA_BTL_RWV_VERBS_SEND_DEPTH ? attr->max_qp_wr
                                                                       : MCA_BTL_RWV_VERBS_SEND_DEPTH;
-    rail->recv_depth = slots > MCA_BTL_RWV_VERBS_RECVS ? slots : MCA_BTL_RWV_VERBS_RECVS;
     rail->cq_depth = attr->max_cqe < MCA_BTL_RWV_VERBS_CQ_DEPTH ? attr->max_cqe : MCA_BTL_RWV_VERBS_CQ_DEPTH;
     if (attr->max_qp_wr < slots) {
         snprintf (missing, sizeof (missing), "it takes at most %d work requests per queue, and rwv keeps a "
