@@ -20,6 +20,9 @@
  *                queues rather than an SRQ: they hold no buffers, so their
  *                cost is a few work requests per peer, and a peer's
  *                receives cannot be exhausted by another's traffic
+ *   reads        at most as many in flight per queue pair as the
+ *                connection agreed on (MCA_BTL_RWV_VERBS_READS says why);
+ *                one more is refused, and waits in rwv's queue
  *   completions  one CQ per rail for sends and receives, polled in progress
  *
  * Which addresses become rails: btl_rwv_rail_verbs_discover.c.
@@ -122,6 +125,32 @@ static void verbs_pay_sends (mca_btl_rwv_verbs_rail_t *rail)
     OPAL_THREAD_UNLOCK(&rail->owing_lock);
 }
 
+/* ------------------------------------------------------------ reads */
+
+/* A free slot for a read on VQP, NULL while as many are in flight as the
+ * connection agreed on (MCA_BTL_RWV_VERBS_READS says why).  Reads are
+ * posted from any thread: the free slots are an atomic mask. */
+static mca_btl_rwv_verbs_read_t *verbs_read_take (mca_btl_rwv_verbs_qp_t *vqp, mca_btl_rwv_op_t *op)
+{
+    uint32_t free_slots = __atomic_load_n (&vqp->reads_free, __ATOMIC_RELAXED);
+    int k;
+
+    do {
+        if (0 == free_slots) {
+            return NULL;
+        }
+        k = __builtin_ctz (free_slots);
+    } while (!__atomic_compare_exchange_n (&vqp->reads_free, &free_slots, free_slots & ~(1u << k), false,
+                                           __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+    vqp->reads[k].op = op;
+    return &vqp->reads[k];
+}
+
+static void verbs_read_give (mca_btl_rwv_verbs_read_t *read)
+{
+    (void) __atomic_fetch_or (&read->vqp->reads_free, 1u << (read - read->vqp->reads), __ATOMIC_RELEASE);
+}
+
 /* ------------------------------------------------------------ posting */
 
 /* How many of the chain's first COUNT requests were posted, from the one
@@ -147,19 +176,26 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
     mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
     struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len, .lkey = lkey};
     bool signalled = verbs_signal (vqp, op), by_send = verbs_notifies_by_send (conn, opcode);
+    mca_btl_rwv_verbs_read_t *read = IBV_WR_RDMA_READ == opcode ? verbs_read_take (vqp, op) : NULL;
     struct ibv_send_wr wr[2] = {{
-        .wr_id = (uintptr_t) op, .sg_list = &sge, .num_sge = 1, .opcode = by_send ? IBV_WR_RDMA_WRITE : opcode,
+        .wr_id = NULL != read ? (uintptr_t) read | MCA_BTL_RWV_VERBS_READ_TAG : (uintptr_t) op, .sg_list = &sge, .num_sge = 1, .opcode = by_send ? IBV_WR_RDMA_WRITE : opcode,
         .send_flags = flags | (signalled ? IBV_SEND_SIGNALED : 0), .next = by_send ? &wr[1] : NULL,
         .imm_data = htonl (imm), .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
     }, verbs_notify_wr}, *bad = NULL;
     int posted, rc;
 
+    if (IBV_WR_RDMA_READ == opcode && NULL == read) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
     if (NULL != op) {
         mca_btl_rwv_op_posted (op, true); /* before: another thread may see it complete */
     }
     rc = ibv_post_send (vqp->id->qp, wr, &bad);
     posted = verbs_chain_posted (wr, bad, by_send ? 2 : 1, rc);
     if (0 == posted) {
+        if (NULL != read) {
+            verbs_read_give (read);
+        }
         verbs_signal_posted (vqp, signalled, false);
         if (NULL != op) {
             mca_btl_rwv_op_posted (op, false);
@@ -320,6 +356,14 @@ static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_w
     if (IBV_WC_SUCCESS != wc->status && IBV_WC_WR_FLUSH_ERR != wc->status) {
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: operation failed: %s", rail->super.name, ibv_wc_status_str (wc->status));
+    }
+    if (wc->wr_id & MCA_BTL_RWV_VERBS_READ_TAG) {
+        mca_btl_rwv_verbs_read_t *read = (mca_btl_rwv_verbs_read_t *) (uintptr_t) (wc->wr_id & ~(uint64_t) MCA_BTL_RWV_VERBS_READ_TAG);
+        mca_btl_rwv_op_t *op = read->op;
+
+        verbs_read_give (read);
+        mca_btl_rwv_op_report (op, verbs_op_status (wc->status));
+        return;
     }
     mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) (uintptr_t) wc->wr_id, verbs_op_status (wc->status));
 }

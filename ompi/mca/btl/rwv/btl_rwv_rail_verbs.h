@@ -25,6 +25,14 @@ BEGIN_C_DECLS
  * queue (a queue pair's requests complete in order) */
 #define MCA_BTL_RWV_VERBS_SIGNAL_EVERY 64
 #define MCA_BTL_RWV_VERBS_RESOLVE_MS 5000
+/* RDMA reads a queue pair keeps in flight at most (where the device
+ * allows fewer, its limit): the initiator depth and responder resources
+ * each side offers.  A read past what the peer answers at once would wait
+ * in the send queue and hold up every request behind it; on soft-iWARP
+ * it holds up the answers to the peer's own reads too, and two ranks
+ * reading from each other wait on each other for ever.  So such a read
+ * is refused, and waits in rwv's queue instead. */
+#define MCA_BTL_RWV_VERBS_READS 16
 
 typedef struct mca_btl_rwv_verbs_rail_t {
     mca_btl_rwv_rail_t super;
@@ -39,12 +47,22 @@ typedef struct mca_btl_rwv_verbs_rail_t {
     bool immediate;             /* ring writes notify with immediate data, else a zero-length send */
     int send_depth, recv_depth, cq_depth; /* fitted to the device (btl_rwv_rail_verbs_caps.c) */
     uint32_t inline_bytes;      /* most bytes a work request carries inline */
+    int reads;                  /* RDMA reads in flight per queue pair (MCA_BTL_RWV_VERBS_READS) */
     uint64_t recv_sink;         /* what receives name: they take no bytes, but siw wants an SGE */
     struct ibv_mr *recv_mr;
     opal_list_t owing;          /* queue pairs owing notifying sends (their owe_item) */
     opal_mutex_t owing_lock;    /* posts come from any thread */
     opal_list_t dead;           /* queue pairs of failed connections, destroyed at close */
 } mca_btl_rwv_verbs_rail_t;
+
+struct mca_btl_rwv_verbs_qp_t;
+
+/* A read in flight: its work request id names this, and this its queue
+ * pair, whose slot the completion gives back. */
+typedef struct mca_btl_rwv_verbs_read_t {
+    struct mca_btl_rwv_verbs_qp_t *vqp;
+    mca_btl_rwv_op_t *op;
+} mca_btl_rwv_verbs_read_t;
 
 /* One connection's queue pair and cm id. */
 typedef struct mca_btl_rwv_verbs_qp_t {
@@ -56,6 +74,9 @@ typedef struct mca_btl_rwv_verbs_qp_t {
     unsigned unsignaled;        /* inline writes posted since the last signalled request (atomic) */
     unsigned sends_owed;        /* notifying sends a full send queue refused after their write */
     opal_list_item_t owe_item;  /* on the rail's owing list while sends_owed > 0 */
+    int reads_max;              /* reads in flight the connection agreed on */
+    uint32_t reads_free;        /* bit k set: reads[k] is free (atomic) */
+    mca_btl_rwv_verbs_read_t reads[MCA_BTL_RWV_VERBS_READS];
 } mca_btl_rwv_verbs_qp_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_verbs_qp_t);
 
@@ -64,6 +85,8 @@ OBJ_CLASS_DECLARATION(mca_btl_rwv_verbs_qp_t);
  * set: a flushed receive completes with an error, and then wc.opcode is
  * undefined, so only the id tells it from a send. */
 #define MCA_BTL_RWV_VERBS_RECV_TAG 1
+/* A read's is its slot's address with the second bit set. */
+#define MCA_BTL_RWV_VERBS_READ_TAG 2
 
 static inline mca_btl_rwv_verbs_rail_t *mca_btl_rwv_verbs_rail (mca_btl_rwv_rail_t *rail)
 {

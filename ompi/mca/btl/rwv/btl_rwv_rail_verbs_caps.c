@@ -15,7 +15,9 @@
  *   inline       the most bytes a work request carries inline: queue pairs
  *                are only created, so a probe queue pair is tried from 128
  *                bytes down and the provider says what it granted
- *   reads        RDMA reads in flight (FETCH, RGET): at least one
+ *   reads        RDMA reads in flight (FETCH, RGET): at least one, and
+ *                the device's limit up to MCA_BTL_RWV_VERBS_READS is offered
+ *                to each peer
  *   atomics      reported only: rwv's atomics run on the target's CPU
  */
 #include "opal_config.h"
@@ -91,6 +93,8 @@ static bool verbs_caps_depths (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_
                            "messages and rendezvous data", "Use another port, or btl_rwv_backend ofi");
         return false;
     }
+    rail->reads = attr->max_qp_rd_atom < attr->max_qp_init_rd_atom ? attr->max_qp_rd_atom : attr->max_qp_init_rd_atom;
+    rail->reads = rail->reads < MCA_BTL_RWV_VERBS_READS ? rail->reads : MCA_BTL_RWV_VERBS_READS;
     return true;
 }
 
@@ -126,7 +130,7 @@ int mca_btl_rwv_verbs_caps (mca_btl_rwv_verbs_rail_t *rail)
     rail->inline_bytes = inline_bytes;
     opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                          "btl/rwv: verbs device %s port %u: %s; %s; read sinks %s; %u bytes inline (asked %d); "
-                         "%d SGEs (1 used); %s; queues of %d sends, %d receives, CQ %d",
+                         "%d SGEs (1 used); %s; queues of %d sends, %d receives, CQ %d; %d reads in flight",
                          rail->device, rail->port, verbs_transport_name (rail->context->device->transport_type,
                                                                          port.link_layer),
                          rail->immediate ? "ring writes carry immediate data"
@@ -138,6 +142,6 @@ int mca_btl_rwv_verbs_caps (mca_btl_rwv_verbs_rail_t *rail)
                          inline_bytes, MCA_BTL_RWV_VERBS_INLINE, attr.max_sge,
                          IBV_ATOMIC_NONE == attr.atomic_cap ? "no device atomics (rwv's run on the target's CPU)"
                                                             : "device atomics unused (rwv's run on the target's CPU)",
-                         rail->send_depth, rail->recv_depth, rail->cq_depth);
+                         rail->send_depth, rail->recv_depth, rail->cq_depth, rail->reads);
     return OPAL_SUCCESS;
 }

@@ -36,6 +36,11 @@ static void verbs_qp_construct (mca_btl_rwv_verbs_qp_t *vqp)
     vqp->unsignaled = 0;
     vqp->sends_owed = 0;
     OBJ_CONSTRUCT(&vqp->owe_item, opal_list_item_t);
+    vqp->reads_max = 1;
+    vqp->reads_free = 0;
+    for (int k = 0 ; k < MCA_BTL_RWV_VERBS_READS ; ++k) {
+        vqp->reads[k] = (mca_btl_rwv_verbs_read_t) {.vqp = vqp, .op = NULL};
+    }
 }
 
 static void verbs_qp_destruct (mca_btl_rwv_verbs_qp_t *vqp)
@@ -64,6 +69,19 @@ int mca_btl_rwv_verbs_post_recvs (mca_btl_rwv_verbs_qp_t *vqp, int count)
     return OPAL_SUCCESS;
 }
 
+/* What a side offers for reads, at most what the other offered (0: it
+ * did not say). */
+static int verbs_reads_agreed (int ours, int theirs)
+{
+    return theirs > 0 && theirs < ours ? theirs : ours;
+}
+
+static void verbs_reads_set (mca_btl_rwv_verbs_qp_t *vqp, int reads)
+{
+    vqp->reads_max = reads;
+    __atomic_store_n (&vqp->reads_free, (uint32_t) ((1ull << reads) - 1), __ATOMIC_RELEASE);
+}
+
 static int verbs_qp_create (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp)
 {
     struct ibv_qp_init_attr attr = {
@@ -77,6 +95,7 @@ static int verbs_qp_create (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp
                              "btl/rwv: %s: rdma_create_qp failed: %s", rail->super.name, strerror (errno));
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
+    verbs_reads_set (vqp, vqp->reads_max);
     if (OPAL_SUCCESS != mca_btl_rwv_verbs_post_recvs (vqp, rail->recv_depth)) {
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: ibv_post_recv failed: %s", rail->super.name, strerror (errno));
@@ -160,10 +179,13 @@ int mca_btl_rwv_verbs_accept (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, v
                          size_t cm_len)
 {
     struct rdma_cm_id *id = (struct rdma_cm_id *) request;
-    struct rdma_conn_param param = {.private_data = cm, .private_data_len = (uint8_t) cm_len,
-                                    .responder_resources = 1, .initiator_depth = 1, .rnr_retry_count = 7};
-    mca_btl_rwv_verbs_qp_t *vqp = verbs_qp_new (id, conn);
+    mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) id->context;
+    struct rdma_conn_param param = {.private_data = cm, .private_data_len = (uint8_t) cm_len, .rnr_retry_count = 7};
 
+    if (NULL != vqp) {
+        vqp->conn = conn;
+        param.responder_resources = param.initiator_depth = (uint8_t) vqp->reads_max;
+    }
     if (NULL == vqp || OPAL_SUCCESS != verbs_qp_create (mca_btl_rwv_verbs_rail (r), vqp) || 0 != rdma_accept (id, &param)) {
         mca_btl_rwv_verbs_reject (r, request);
         return OPAL_ERROR;
@@ -207,10 +229,12 @@ static void verbs_conn_error (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_
 static void verbs_route_resolved (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp)
 {
     struct rdma_conn_param param = {.private_data = vqp->cm, .private_data_len = (uint8_t) vqp->cm_len,
-                                    .responder_resources = 1, .initiator_depth = 1, .retry_count = 7,
+                                    .responder_resources = (uint8_t) rail->reads,
+                                    .initiator_depth = (uint8_t) rail->reads, .retry_count = 7,
                                     .rnr_retry_count = 7};
     struct rdma_cm_event fake = {.event = RDMA_CM_EVENT_CONNECT_ERROR};
 
+    vqp->reads_max = rail->reads;
     if (OPAL_SUCCESS != verbs_qp_create (rail, vqp)) {
         fake.status = errno;
         verbs_conn_error (rail, vqp, &fake);
@@ -231,6 +255,11 @@ static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event
         const struct sockaddr *sa = rdma_get_peer_addr (event->id);
         mca_btl_rwv_ip_t src;
 
+        /* what the requester offered is only in this event: kept for the answer */
+        if (NULL != (vqp = verbs_qp_new (event->id, NULL))) {
+            vqp->reads_max = verbs_reads_agreed (verbs_reads_agreed (rail->reads, event->param.conn.initiator_depth),
+                                                 event->param.conn.responder_resources);
+        }
         mca_btl_rwv_conn_request (&rail->super, event->id, event->param.conn.private_data,
                                   event->param.conn.private_data_len,
                                   NULL != sa && mca_btl_rwv_ip_from_sockaddr (sa, &src) ? &src : NULL);
@@ -249,6 +278,9 @@ static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event
         verbs_route_resolved (rail, vqp);
         break;
     case RDMA_CM_EVENT_ESTABLISHED:
+        /* the answer's offer, where the transport reports it; no read is in flight yet */
+        verbs_reads_set (vqp, verbs_reads_agreed (verbs_reads_agreed (vqp->reads_max, event->param.conn.initiator_depth),
+                                                  event->param.conn.responder_resources));
         mca_btl_rwv_conn_established (vqp->conn, event->param.conn.private_data,
                                       event->param.conn.private_data_len);
         break;
