@@ -146,9 +146,57 @@ static mca_btl_rwv_verbs_read_t *verbs_read_take (mca_btl_rwv_verbs_qp_t *vqp, m
     return &vqp->reads[k];
 }
 
-static void verbs_read_give (mca_btl_rwv_verbs_read_t *read)
+/* The read's op, once: NULL if its queue pair's retirement failed it already. */
+static mca_btl_rwv_op_t *verbs_read_give (mca_btl_rwv_verbs_read_t *read)
 {
+    mca_btl_rwv_op_t *op = read->op;
+
+    read->op = NULL;
     (void) __atomic_fetch_or (&read->vqp->reads_free, 1u << (read - read->vqp->reads), __ATOMIC_RELEASE);
+    return op;
+}
+
+/* The reads of one retired queue pair still in flight, taken from their
+ * slots into OPS; -1 when no queue pair has any left. */
+static int verbs_abandoned_reads (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_op_t **ops)
+{
+    mca_btl_rwv_verbs_qp_t *vqp;
+    int count = -1;
+
+    OPAL_THREAD_LOCK(&rail->owing_lock);
+    OPAL_LIST_FOREACH(vqp, &rail->dead, mca_btl_rwv_verbs_qp_t) {
+        if (vqp->abandon_reads) {
+            vqp->abandon_reads = false;
+            (void) __atomic_sub_fetch (&rail->reads_abandoned, 1, __ATOMIC_RELAXED);
+            count = 0;
+            for (int k = 0 ; k < MCA_BTL_RWV_VERBS_READS ; ++k) {
+                if (NULL != vqp->reads[k].op) {
+                    ops[count++] = vqp->reads[k].op;
+                    vqp->reads[k].op = NULL;
+                }
+            }
+            break;
+        }
+    }
+    OPAL_THREAD_UNLOCK(&rail->owing_lock);
+    return count;
+}
+
+/* A failed connection's reads fail with it, whether or not the device
+ * flushes them: soft-iWARP never completes a request that went into a user
+ * send queue after the queue pair failed, and its read would wait for
+ * ever.  A flush that does come later finds the slot empty. */
+static void verbs_fail_abandoned_reads (mca_btl_rwv_verbs_rail_t *rail)
+{
+    mca_btl_rwv_op_t *ops[MCA_BTL_RWV_VERBS_READS];
+    int count;
+
+    while (__atomic_load_n (&rail->reads_abandoned, __ATOMIC_ACQUIRE) > 0 &&
+           (count = verbs_abandoned_reads (rail, ops)) >= 0) {
+        for (int i = 0 ; i < count ; ++i) {
+            mca_btl_rwv_op_report (ops[i], OPAL_ERR_UNREACH);
+        }
+    }
 }
 
 /* ------------------------------------------------------------ posting */
@@ -194,7 +242,7 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
     posted = verbs_chain_posted (wr, bad, by_send ? 2 : 1, rc);
     if (0 == posted) {
         if (NULL != read) {
-            verbs_read_give (read);
+            (void) verbs_read_give (read);
         }
         verbs_signal_posted (vqp, signalled, false);
         if (NULL != op) {
@@ -358,11 +406,11 @@ static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_w
                              "btl/rwv: %s: operation failed: %s", rail->super.name, ibv_wc_status_str (wc->status));
     }
     if (wc->wr_id & MCA_BTL_RWV_VERBS_READ_TAG) {
-        mca_btl_rwv_verbs_read_t *read = (mca_btl_rwv_verbs_read_t *) (uintptr_t) (wc->wr_id & ~(uint64_t) MCA_BTL_RWV_VERBS_READ_TAG);
-        mca_btl_rwv_op_t *op = read->op;
+        mca_btl_rwv_op_t *op = verbs_read_give ((mca_btl_rwv_verbs_read_t *) (uintptr_t) (wc->wr_id & ~(uint64_t) MCA_BTL_RWV_VERBS_READ_TAG));
 
-        verbs_read_give (read);
-        mca_btl_rwv_op_report (op, verbs_op_status (wc->status));
+        if (NULL != op) {
+            mca_btl_rwv_op_report (op, verbs_op_status (wc->status));
+        }
         return;
     }
     mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) (uintptr_t) wc->wr_id, verbs_op_status (wc->status));
@@ -380,6 +428,7 @@ static int verbs_poll_completions (mca_btl_rwv_rail_t *r)
     if (!opal_list_is_empty (&rail->owing)) {
         verbs_pay_sends (rail);
     }
+    verbs_fail_abandoned_reads (rail);
     return n > 0 ? n : 0;
 }
 

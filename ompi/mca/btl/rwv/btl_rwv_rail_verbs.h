@@ -52,7 +52,8 @@ typedef struct mca_btl_rwv_verbs_rail_t {
     struct ibv_mr *recv_mr;
     opal_list_t owing;          /* queue pairs owing notifying sends (their owe_item) */
     opal_mutex_t owing_lock;    /* posts come from any thread */
-    opal_list_t dead;           /* queue pairs of failed connections, destroyed at close */
+    opal_list_t dead;           /* queue pairs of failed connections, destroyed at close (under owing_lock) */
+    int reads_abandoned;        /* of those, how many have reads still to fail (atomic) */
 } mca_btl_rwv_verbs_rail_t;
 
 struct mca_btl_rwv_verbs_qp_t;
@@ -74,6 +75,7 @@ typedef struct mca_btl_rwv_verbs_qp_t {
     unsigned unsignaled;        /* inline writes posted since the last signalled request (atomic) */
     unsigned sends_owed;        /* notifying sends a full send queue refused after their write */
     opal_list_item_t owe_item;  /* on the rail's owing list while sends_owed > 0 */
+    bool abandon_reads;         /* retired: fail its reads still in flight */
     int reads_max;              /* reads in flight the connection agreed on */
     uint32_t reads_free;        /* bit k set: reads[k] is free (atomic) */
     mca_btl_rwv_verbs_read_t reads[MCA_BTL_RWV_VERBS_READS];

@@ -36,6 +36,7 @@ static void verbs_qp_construct (mca_btl_rwv_verbs_qp_t *vqp)
     vqp->unsignaled = 0;
     vqp->sends_owed = 0;
     OBJ_CONSTRUCT(&vqp->owe_item, opal_list_item_t);
+    vqp->abandon_reads = false;
     vqp->reads_max = 1;
     vqp->reads_free = 0;
     for (int k = 0 ; k < MCA_BTL_RWV_VERBS_READS ; ++k) {
@@ -125,9 +126,11 @@ static void verbs_qp_retire (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_q
         opal_list_remove_item (&rail->owing, &vqp->owe_item);
         vqp->sends_owed = 0;
     }
-    OPAL_THREAD_UNLOCK(&rail->owing_lock);
     vqp->conn = NULL;
+    vqp->abandon_reads = true;
+    (void) __atomic_add_fetch (&rail->reads_abandoned, 1, __ATOMIC_RELEASE);
     opal_list_append (&rail->dead, &vqp->super);
+    OPAL_THREAD_UNLOCK(&rail->owing_lock);
 }
 
 int mca_btl_rwv_verbs_connect (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, const void *cm, size_t cm_len)
@@ -195,16 +198,21 @@ int mca_btl_rwv_verbs_accept (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, v
 }
 
 /* Moving the queue pair to the error state flushes what it still holds,
- * with errors, through the CQ: failover hands those operations on. */
+ * with errors, through the CQ: failover hands those operations on.
+ * rdma_disconnect does so on InfiniBand, but on iWARP it only starts a
+ * graceful close, which waits for the peer (over a dead link, for ever):
+ * the error state comes first on every transport. */
 void mca_btl_rwv_verbs_disconnect (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
+    struct ibv_qp_attr error = {.qp_state = IBV_QPS_ERR};
 
     if (NULL == vqp) {
         return;
     }
     conn->backend = NULL;
     if (vqp->id->qp) {
+        (void) ibv_modify_qp (vqp->id->qp, &error, IBV_QP_STATE);
         (void) rdma_disconnect (vqp->id);
     }
     verbs_qp_retire (mca_btl_rwv_verbs_rail (conn->rail), vqp);
