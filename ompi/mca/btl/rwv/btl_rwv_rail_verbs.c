@@ -20,9 +20,11 @@
  *                queues rather than an SRQ: they hold no buffers, so their
  *                cost is a few work requests per peer, and a peer's
  *                receives cannot be exhausted by another's traffic
- *   reads        at most as many in flight per queue pair as the
- *                connection agreed on (MCA_BTL_RWV_VERBS_READS says why);
- *                one more is refused, and waits in rwv's queue
+ *   in flight    a request with an op to call back names a slot of its
+ *                queue pair (at most MCA_BTL_RWV_VERBS_TRACKED, and as many
+ *                reads as the connection agreed on, MCA_BTL_RWV_VERBS_READS
+ *                says why); one more is refused, and waits in rwv's queue.
+ *                A retired queue pair fails what its slots still hold
  *   completions  one CQ per rail for sends and receives, polled in progress
  *
  * Which addresses become rails: btl_rwv_rail_verbs_discover.c.
@@ -125,54 +127,85 @@ static void verbs_pay_sends (mca_btl_rwv_verbs_rail_t *rail)
     OPAL_THREAD_UNLOCK(&rail->owing_lock);
 }
 
-/* ------------------------------------------------------------ reads */
+/* ------------------------------------------------------------ requests in flight */
 
-/* A free slot for a read on VQP, NULL while as many are in flight as the
- * connection agreed on (MCA_BTL_RWV_VERBS_READS says why).  Reads are
- * posted from any thread: the free slots are an atomic mask. */
-static mca_btl_rwv_verbs_read_t *verbs_read_take (mca_btl_rwv_verbs_qp_t *vqp, mca_btl_rwv_op_t *op)
+/* A read may go while fewer are in flight than the connection agreed on
+ * (MCA_BTL_RWV_VERBS_READS says why). */
+static bool verbs_read_room (mca_btl_rwv_verbs_qp_t *vqp)
 {
-    uint32_t free_slots = __atomic_load_n (&vqp->reads_free, __ATOMIC_RELAXED);
-    int k;
+    int out = __atomic_load_n (&vqp->reads_out, __ATOMIC_RELAXED);
 
     do {
-        if (0 == free_slots) {
-            return NULL;
+        if (out >= vqp->reads_max) {
+            return false;
         }
-        k = __builtin_ctz (free_slots);
-    } while (!__atomic_compare_exchange_n (&vqp->reads_free, &free_slots, free_slots & ~(1u << k), false,
-                                           __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
-    vqp->reads[k].op = op;
-    return &vqp->reads[k];
+    } while (!__atomic_compare_exchange_n (&vqp->reads_out, &out, out + 1, false, __ATOMIC_ACQUIRE,
+                                           __ATOMIC_RELAXED));
+    return true;
 }
 
-/* The read's op, once: NULL if its queue pair's retirement failed it already. */
-static mca_btl_rwv_op_t *verbs_read_give (mca_btl_rwv_verbs_read_t *read)
+/* A free slot for a request with OP on VQP, NULL while
+ * MCA_BTL_RWV_VERBS_TRACKED are in flight (or, for a read, as many reads
+ * as agreed).  Requests are posted from any thread: the free slots are an
+ * atomic mask. */
+static mca_btl_rwv_verbs_slot_t *verbs_slot_take (mca_btl_rwv_verbs_qp_t *vqp, mca_btl_rwv_op_t *op, bool read)
 {
-    mca_btl_rwv_op_t *op = read->op;
+    uint64_t free_slots = __atomic_load_n (&vqp->slots_free, __ATOMIC_RELAXED);
+    int k;
 
-    read->op = NULL;
-    (void) __atomic_fetch_or (&read->vqp->reads_free, 1u << (read - read->vqp->reads), __ATOMIC_RELEASE);
+    if (read && !verbs_read_room (vqp)) {
+        return NULL;
+    }
+    do {
+        if (0 == free_slots) {
+            if (read) {
+                (void) __atomic_sub_fetch (&vqp->reads_out, 1, __ATOMIC_RELAXED);
+            }
+            return NULL;
+        }
+        k = __builtin_ctzll (free_slots);
+    } while (!__atomic_compare_exchange_n (&vqp->slots_free, &free_slots, free_slots & ~(1ull << k), false,
+                                           __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+    vqp->slots[k].op = op;
+    vqp->slots[k].read = read;
+    return &vqp->slots[k];
+}
+
+/* The slot's op, once: NULL if its queue pair's retirement failed it already. */
+static mca_btl_rwv_op_t *verbs_slot_give (mca_btl_rwv_verbs_slot_t *slot)
+{
+    mca_btl_rwv_op_t *op = slot->op;
+
+    slot->op = NULL;
+    if (slot->read) {
+        (void) __atomic_sub_fetch (&slot->vqp->reads_out, 1, __ATOMIC_RELAXED);
+    }
+    (void) __atomic_fetch_or (&slot->vqp->slots_free, 1ull << (slot - slot->vqp->slots), __ATOMIC_RELEASE);
     return op;
 }
 
-/* The reads of one retired queue pair still in flight, taken from their
- * slots into OPS; -1 when no queue pair has any left. */
-static int verbs_abandoned_reads (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_op_t **ops)
+static uint64_t verbs_slot_id (const mca_btl_rwv_verbs_slot_t *slot)
+{
+    return NULL == slot ? 0 : (uintptr_t) slot | MCA_BTL_RWV_VERBS_SLOT_TAG;
+}
+
+/* The requests of one retired queue pair still in flight, taken from
+ * their slots into OPS; -1 when no queue pair has any left. */
+static int verbs_abandoned (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_op_t **ops)
 {
     mca_btl_rwv_verbs_qp_t *vqp;
     int count = -1;
 
     OPAL_THREAD_LOCK(&rail->owing_lock);
     OPAL_LIST_FOREACH(vqp, &rail->dead, mca_btl_rwv_verbs_qp_t) {
-        if (vqp->abandon_reads) {
-            vqp->abandon_reads = false;
-            (void) __atomic_sub_fetch (&rail->reads_abandoned, 1, __ATOMIC_RELAXED);
+        if (vqp->abandon) {
+            vqp->abandon = false;
+            (void) __atomic_sub_fetch (&rail->abandoned, 1, __ATOMIC_RELAXED);
             count = 0;
-            for (int k = 0 ; k < MCA_BTL_RWV_VERBS_READS ; ++k) {
-                if (NULL != vqp->reads[k].op) {
-                    ops[count++] = vqp->reads[k].op;
-                    vqp->reads[k].op = NULL;
+            for (int k = 0 ; k < MCA_BTL_RWV_VERBS_TRACKED ; ++k) {
+                if (NULL != vqp->slots[k].op) {
+                    ops[count++] = vqp->slots[k].op;
+                    vqp->slots[k].op = NULL;
                 }
             }
             break;
@@ -182,17 +215,17 @@ static int verbs_abandoned_reads (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_op
     return count;
 }
 
-/* A failed connection's reads fail with it, whether or not the device
+/* A failed connection's requests fail with it, whether or not the device
  * flushes them: soft-iWARP never completes a request that went into a user
- * send queue after the queue pair failed, and its read would wait for
- * ever.  A flush that does come later finds the slot empty. */
-static void verbs_fail_abandoned_reads (mca_btl_rwv_verbs_rail_t *rail)
+ * send queue after the queue pair failed, and it would wait for ever.  A
+ * flush that does come later finds the slot empty.  Outside the rail's
+ * lock: failover posts them again. */
+static void verbs_fail_abandoned (mca_btl_rwv_verbs_rail_t *rail)
 {
-    mca_btl_rwv_op_t *ops[MCA_BTL_RWV_VERBS_READS];
+    mca_btl_rwv_op_t *ops[MCA_BTL_RWV_VERBS_TRACKED];
     int count;
 
-    while (__atomic_load_n (&rail->reads_abandoned, __ATOMIC_ACQUIRE) > 0 &&
-           (count = verbs_abandoned_reads (rail, ops)) >= 0) {
+    while (__atomic_load_n (&rail->abandoned, __ATOMIC_ACQUIRE) > 0 && (count = verbs_abandoned (rail, ops)) >= 0) {
         for (int i = 0 ; i < count ; ++i) {
             mca_btl_rwv_op_report (ops[i], OPAL_ERR_UNREACH);
         }
@@ -224,15 +257,15 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
     mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
     struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len, .lkey = lkey};
     bool signalled = verbs_signal (vqp, op), by_send = verbs_notifies_by_send (conn, opcode);
-    mca_btl_rwv_verbs_read_t *read = IBV_WR_RDMA_READ == opcode ? verbs_read_take (vqp, op) : NULL;
+    mca_btl_rwv_verbs_slot_t *slot = NULL != op ? verbs_slot_take (vqp, op, IBV_WR_RDMA_READ == opcode) : NULL;
     struct ibv_send_wr wr[2] = {{
-        .wr_id = NULL != read ? (uintptr_t) read | MCA_BTL_RWV_VERBS_READ_TAG : (uintptr_t) op, .sg_list = &sge, .num_sge = 1, .opcode = by_send ? IBV_WR_RDMA_WRITE : opcode,
+        .wr_id = verbs_slot_id (slot), .sg_list = &sge, .num_sge = 1, .opcode = by_send ? IBV_WR_RDMA_WRITE : opcode,
         .send_flags = flags | (signalled ? IBV_SEND_SIGNALED : 0), .next = by_send ? &wr[1] : NULL,
         .imm_data = htonl (imm), .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
     }, verbs_notify_wr}, *bad = NULL;
     int posted, rc;
 
-    if (IBV_WR_RDMA_READ == opcode && NULL == read) {
+    if (NULL != op && NULL == slot) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     if (NULL != op) {
@@ -241,8 +274,8 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
     rc = ibv_post_send (vqp->id->qp, wr, &bad);
     posted = verbs_chain_posted (wr, bad, by_send ? 2 : 1, rc);
     if (0 == posted) {
-        if (NULL != read) {
-            (void) verbs_read_give (read);
+        if (NULL != slot) {
+            (void) verbs_slot_give (slot);
         }
         verbs_signal_posted (vqp, signalled, false);
         if (NULL != op) {
@@ -283,15 +316,27 @@ static int verbs_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, v
 static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, int count, uint64_t rkey,
                          bool with_imm)
 {
+    mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
     bool by_send = verbs_notifies_by_send (conn, verbs_write_opcode (with_imm));
-    int per = by_send ? 2 : 1, n = count * per, posted, requests, rc;
+    int per = by_send ? 2 : 1, n, posted, requests, rc;
+    mca_btl_rwv_verbs_slot_t *slot[MCA_BTL_RWV_MAX_BATCH];
     struct ibv_sge sge[MCA_BTL_RWV_MAX_BATCH];
     struct ibv_send_wr wr[2 * MCA_BTL_RWV_MAX_BATCH], *bad = NULL;
 
     for (int i = 0 ; i < count ; ++i) {
+        if (NULL == (slot[i] = verbs_slot_take (vqp, iov[i].op, false))) {
+            count = i; /* the rest wait for slots */
+            break;
+        }
+    }
+    if (0 == count) {
+        return 0;
+    }
+    n = count * per;
+    for (int i = 0 ; i < count ; ++i) {
         sge[i] = (struct ibv_sge) {.addr = (uintptr_t) iov[i].buf, .length = (uint32_t) iov[i].len,
                                    .lkey = ((struct ibv_mr *) iov[i].desc)->lkey};
-        wr[i * per] = (struct ibv_send_wr) {.wr_id = (uintptr_t) iov[i].op, .sg_list = &sge[i], .num_sge = 1,
+        wr[i * per] = (struct ibv_send_wr) {.wr_id = verbs_slot_id (slot[i]), .sg_list = &sge[i], .num_sge = 1,
             .opcode = by_send ? IBV_WR_RDMA_WRITE : verbs_write_opcode (with_imm), .send_flags = IBV_SEND_SIGNALED,
             .imm_data = htonl (iov[i].imm),
             .wr.rdma = {.remote_addr = iov[i].raddr, .rkey = (uint32_t) rkey}};
@@ -308,16 +353,17 @@ static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov,
     /* a write whose send did not go still went: its send is owed */
     posted = (requests + per - 1) / per;
     if (by_send && requests % 2) {
-        verbs_owe_sends ((mca_btl_rwv_verbs_qp_t *) conn->backend, 1);
+        verbs_owe_sends (vqp, 1);
     }
     for (int i = 0 ; i < count ; ++i) {
         if (i >= posted) {
+            (void) verbs_slot_give (slot[i]);
             mca_btl_rwv_op_posted (iov[i].op, false);
         } else {
             mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
         }
     }
-    verbs_signal_posted ((mca_btl_rwv_verbs_qp_t *) conn->backend, true, posted == count);
+    verbs_signal_posted (vqp, true, posted == count);
     if (posted > 0) {
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES); /* one doorbell */
     }
@@ -383,6 +429,8 @@ static int verbs_op_status (enum ibv_wc_status status)
 
 static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_wc *wc)
 {
+    mca_btl_rwv_op_t *op;
+
     if (wc->wr_id & MCA_BTL_RWV_VERBS_RECV_TAG) {
         mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) (uintptr_t) (wc->wr_id & ~(uint64_t) MCA_BTL_RWV_VERBS_RECV_TAG);
 
@@ -405,15 +453,10 @@ static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_w
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: operation failed: %s", rail->super.name, ibv_wc_status_str (wc->status));
     }
-    if (wc->wr_id & MCA_BTL_RWV_VERBS_READ_TAG) {
-        mca_btl_rwv_op_t *op = verbs_read_give ((mca_btl_rwv_verbs_read_t *) (uintptr_t) (wc->wr_id & ~(uint64_t) MCA_BTL_RWV_VERBS_READ_TAG));
-
-        if (NULL != op) {
-            mca_btl_rwv_op_report (op, verbs_op_status (wc->status));
-        }
-        return;
+    op = verbs_slot_give ((mca_btl_rwv_verbs_slot_t *) (uintptr_t) (wc->wr_id & ~(uint64_t) MCA_BTL_RWV_VERBS_SLOT_TAG));
+    if (NULL != op) {
+        mca_btl_rwv_op_report (op, verbs_op_status (wc->status));
     }
-    mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) (uintptr_t) wc->wr_id, verbs_op_status (wc->status));
 }
 
 static int verbs_poll_completions (mca_btl_rwv_rail_t *r)
@@ -428,7 +471,7 @@ static int verbs_poll_completions (mca_btl_rwv_rail_t *r)
     if (!opal_list_is_empty (&rail->owing)) {
         verbs_pay_sends (rail);
     }
-    verbs_fail_abandoned_reads (rail);
+    verbs_fail_abandoned (rail);
     return n > 0 ? n : 0;
 }
 

@@ -33,6 +33,11 @@ BEGIN_C_DECLS
  * reading from each other wait on each other for ever.  So such a read
  * is refused, and waits in rwv's queue instead. */
 #define MCA_BTL_RWV_VERBS_READS 16
+/* Requests with an op to call back that a queue pair keeps in flight at
+ * most: each names a slot of its queue pair, so that a failed queue pair
+ * can fail them itself (mca_btl_rwv_verbs_disconnect says why).  One
+ * more is refused, and waits in rwv's queue. */
+#define MCA_BTL_RWV_VERBS_TRACKED 64
 
 typedef struct mca_btl_rwv_verbs_rail_t {
     mca_btl_rwv_rail_t super;
@@ -53,17 +58,18 @@ typedef struct mca_btl_rwv_verbs_rail_t {
     opal_list_t owing;          /* queue pairs owing notifying sends (their owe_item) */
     opal_mutex_t owing_lock;    /* posts come from any thread */
     opal_list_t dead;           /* queue pairs of failed connections, destroyed at close (under owing_lock) */
-    int reads_abandoned;        /* of those, how many have reads still to fail (atomic) */
+    int abandoned;              /* of those, how many have requests still to fail (atomic) */
 } mca_btl_rwv_verbs_rail_t;
 
 struct mca_btl_rwv_verbs_qp_t;
 
-/* A read in flight: its work request id names this, and this its queue
- * pair, whose slot the completion gives back. */
-typedef struct mca_btl_rwv_verbs_read_t {
+/* A request in flight with an op: its work request id names this, and
+ * this its queue pair, whose slot the completion gives back. */
+typedef struct mca_btl_rwv_verbs_slot_t {
     struct mca_btl_rwv_verbs_qp_t *vqp;
-    mca_btl_rwv_op_t *op;
-} mca_btl_rwv_verbs_read_t;
+    mca_btl_rwv_op_t *op;       /* NULL: free, or failed with its queue pair */
+    bool read;
+} mca_btl_rwv_verbs_slot_t;
 
 /* One connection's queue pair and cm id. */
 typedef struct mca_btl_rwv_verbs_qp_t {
@@ -75,10 +81,11 @@ typedef struct mca_btl_rwv_verbs_qp_t {
     unsigned unsignaled;        /* inline writes posted since the last signalled request (atomic) */
     unsigned sends_owed;        /* notifying sends a full send queue refused after their write */
     opal_list_item_t owe_item;  /* on the rail's owing list while sends_owed > 0 */
-    bool abandon_reads;         /* retired: fail its reads still in flight */
+    bool abandon;               /* retired: fail its requests still in flight */
     int reads_max;              /* reads in flight the connection agreed on */
-    uint32_t reads_free;        /* bit k set: reads[k] is free (atomic) */
-    mca_btl_rwv_verbs_read_t reads[MCA_BTL_RWV_VERBS_READS];
+    int reads_out;              /* reads in flight (atomic) */
+    uint64_t slots_free;        /* bit k set: slots[k] is free (atomic) */
+    mca_btl_rwv_verbs_slot_t slots[MCA_BTL_RWV_VERBS_TRACKED];
 } mca_btl_rwv_verbs_qp_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_verbs_qp_t);
 
@@ -87,8 +94,8 @@ OBJ_CLASS_DECLARATION(mca_btl_rwv_verbs_qp_t);
  * set: a flushed receive completes with an error, and then wc.opcode is
  * undefined, so only the id tells it from a send. */
 #define MCA_BTL_RWV_VERBS_RECV_TAG 1
-/* A read's is its slot's address with the second bit set. */
-#define MCA_BTL_RWV_VERBS_READ_TAG 2
+/* A request with an op: its slot's address with the second bit set. */
+#define MCA_BTL_RWV_VERBS_SLOT_TAG 2
 
 static inline mca_btl_rwv_verbs_rail_t *mca_btl_rwv_verbs_rail (mca_btl_rwv_rail_t *rail)
 {

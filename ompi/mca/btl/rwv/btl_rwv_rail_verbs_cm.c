@@ -36,11 +36,12 @@ static void verbs_qp_construct (mca_btl_rwv_verbs_qp_t *vqp)
     vqp->unsignaled = 0;
     vqp->sends_owed = 0;
     OBJ_CONSTRUCT(&vqp->owe_item, opal_list_item_t);
-    vqp->abandon_reads = false;
+    vqp->abandon = false;
     vqp->reads_max = 1;
-    vqp->reads_free = 0;
-    for (int k = 0 ; k < MCA_BTL_RWV_VERBS_READS ; ++k) {
-        vqp->reads[k] = (mca_btl_rwv_verbs_read_t) {.vqp = vqp, .op = NULL};
+    vqp->reads_out = 0;
+    vqp->slots_free = 0;
+    for (int k = 0 ; k < MCA_BTL_RWV_VERBS_TRACKED ; ++k) {
+        vqp->slots[k] = (mca_btl_rwv_verbs_slot_t) {.vqp = vqp, .op = NULL, .read = false};
     }
 }
 
@@ -77,10 +78,12 @@ static int verbs_reads_agreed (int ours, int theirs)
     return theirs > 0 && theirs < ours ? theirs : ours;
 }
 
+/* Before any request is in flight: once the queue pair exists, and when
+ * the connection is established. */
 static void verbs_reads_set (mca_btl_rwv_verbs_qp_t *vqp, int reads)
 {
     vqp->reads_max = reads;
-    __atomic_store_n (&vqp->reads_free, (uint32_t) ((1ull << reads) - 1), __ATOMIC_RELEASE);
+    __atomic_store_n (&vqp->slots_free, ~(uint64_t) 0, __ATOMIC_RELEASE);
 }
 
 static int verbs_qp_create (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp)
@@ -127,8 +130,8 @@ static void verbs_qp_retire (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_q
         vqp->sends_owed = 0;
     }
     vqp->conn = NULL;
-    vqp->abandon_reads = true;
-    (void) __atomic_add_fetch (&rail->reads_abandoned, 1, __ATOMIC_RELEASE);
+    vqp->abandon = true;
+    (void) __atomic_add_fetch (&rail->abandoned, 1, __ATOMIC_RELEASE);
     opal_list_append (&rail->dead, &vqp->super);
     OPAL_THREAD_UNLOCK(&rail->owing_lock);
 }
@@ -201,7 +204,9 @@ int mca_btl_rwv_verbs_accept (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, v
  * with errors, through the CQ: failover hands those operations on.
  * rdma_disconnect does so on InfiniBand, but on iWARP it only starts a
  * graceful close, which waits for the peer (over a dead link, for ever):
- * the error state comes first on every transport. */
+ * the error state comes first on every transport.  What soft-iWARP never
+ * flushes, progress fails from the retired queue pair's slots
+ * (btl_rwv_rail_verbs.c). */
 void mca_btl_rwv_verbs_disconnect (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
