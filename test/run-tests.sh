@@ -242,8 +242,7 @@ for btls in self,rwv self,vader,rwv; do
         mpirun -np 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_onesided_attach_race"
 done
 run_test "rwv: native verbs rail on soft-RoCE (qemu guest)" "$t/verbs/test_rwv_verbs.sh" rxe
-# test_rwv_verbs.sh siw (soft-iWARP) is not in the suite yet: failover with
-# siw0 going down still hangs now and then (docs/btl-rwv.md, soft-iWARP)
+RWV_TEST_TIMEOUT=1200 run_test "rwv: native verbs rail on soft-iWARP, next to soft-RoCE (qemu guest)" "$t/verbs/test_rwv_verbs.sh" siw
 run_test "bench: failures and skips are reported, plots drawn" "$t/bench/test_bench_scripts.sh"
 # the CORE=1 tests again, built against Debian 13's Open MPI 5.0 and
 # Debian testing's 6.0, each in a root of its own

@@ -28,7 +28,9 @@ if [ "$rc" -eq 77 ]; then
     echo "skip - verbs rail on $what: $(sed -n 's/^guest: skipped: //p' "$out" | head -1)"
     exit 0
 fi
-grep -E '^(ok|not ok) - |^#   ' "$out"
+# a kernel message may have been written on the console in front of a
+# result on the same line: the result is what follows it
+grep -aoE '(not )?ok - .*|^#   .*' "$out"
 if [ "$rc" -ne 0 ] && ! grep -q '^not ok - ' "$out"; then
     echo "not ok - verbs rail on $what: the guest ended with status $rc"
     grep -v '^ok - ' "$out" | tail -10 | sed 's/^/#   /'
