@@ -471,7 +471,9 @@ static int verbs_poll_completions (mca_btl_rwv_rail_t *r)
     if (!opal_list_is_empty (&rail->owing)) {
         verbs_pay_sends (rail);
     }
-    verbs_fail_abandoned (rail);
+    if (n < 16) {
+        verbs_fail_abandoned (rail); /* once the completions already queued are in */
+    }
     return n > 0 ? n : 0;
 }
 

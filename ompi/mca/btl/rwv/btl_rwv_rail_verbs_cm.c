@@ -78,13 +78,6 @@ static int verbs_reads_agreed (int ours, int theirs)
     return theirs > 0 && theirs < ours ? theirs : ours;
 }
 
-/* Before any request is in flight: once the queue pair exists, and when
- * the connection is established. */
-static void verbs_reads_set (mca_btl_rwv_verbs_qp_t *vqp, int reads)
-{
-    vqp->reads_max = reads;
-    __atomic_store_n (&vqp->slots_free, ~(uint64_t) 0, __ATOMIC_RELEASE);
-}
 
 static int verbs_qp_create (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp_t *vqp)
 {
@@ -99,7 +92,7 @@ static int verbs_qp_create (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_qp
                              "btl/rwv: %s: rdma_create_qp failed: %s", rail->super.name, strerror (errno));
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
-    verbs_reads_set (vqp, vqp->reads_max);
+    __atomic_store_n (&vqp->slots_free, ~(uint64_t) 0, __ATOMIC_RELEASE);
     if (OPAL_SUCCESS != mca_btl_rwv_verbs_post_recvs (vqp, rail->recv_depth)) {
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: ibv_post_recv failed: %s", rail->super.name, strerror (errno));
@@ -200,13 +193,14 @@ int mca_btl_rwv_verbs_accept (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, v
     return OPAL_SUCCESS;
 }
 
-/* Moving the queue pair to the error state flushes what it still holds,
- * with errors, through the CQ: failover hands those operations on.
- * rdma_disconnect does so on InfiniBand, but on iWARP it only starts a
- * graceful close, which waits for the peer (over a dead link, for ever):
- * the error state comes first on every transport.  What soft-iWARP never
- * flushes, progress fails from the retired queue pair's slots
- * (btl_rwv_rail_verbs.c). */
+/* A failed connection's queue pair goes to the error state, which flushes
+ * what it still holds, with errors, through the CQ: failover hands those
+ * operations on.  rdma_disconnect does so on InfiniBand, but on iWARP it
+ * only starts a graceful close, which waits for the peer (over a dead
+ * link, for ever): the error state comes first on every transport.  A
+ * closing that is not a failure stays graceful, so that the goodbye
+ * written before it arrives.  What soft-iWARP never flushes, progress
+ * fails from the retired queue pair's slots (btl_rwv_rail_verbs.c). */
 void mca_btl_rwv_verbs_disconnect (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
@@ -216,8 +210,10 @@ void mca_btl_rwv_verbs_disconnect (mca_btl_rwv_conn_t *conn)
         return;
     }
     conn->backend = NULL;
-    if (vqp->id->qp) {
+    if (vqp->id->qp && MCA_BTL_RWV_CONN_FAILED == conn->state) {
         (void) ibv_modify_qp (vqp->id->qp, &error, IBV_QP_STATE);
+    }
+    if (vqp->id->qp) {
         (void) rdma_disconnect (vqp->id);
     }
     verbs_qp_retire (mca_btl_rwv_verbs_rail (conn->rail), vqp);
@@ -291,9 +287,9 @@ static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event
         verbs_route_resolved (rail, vqp);
         break;
     case RDMA_CM_EVENT_ESTABLISHED:
-        /* the answer's offer, where the transport reports it; no read is in flight yet */
-        verbs_reads_set (vqp, verbs_reads_agreed (verbs_reads_agreed (vqp->reads_max, event->param.conn.initiator_depth),
-                                                  event->param.conn.responder_resources));
+        /* the answer's offer, where the transport reports it */
+        vqp->reads_max = verbs_reads_agreed (verbs_reads_agreed (vqp->reads_max, event->param.conn.initiator_depth),
+                                             event->param.conn.responder_resources);
         mca_btl_rwv_conn_established (vqp->conn, event->param.conn.private_data,
                                       event->param.conn.private_data_len);
         break;
