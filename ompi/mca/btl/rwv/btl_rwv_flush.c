@@ -94,12 +94,16 @@ static void mca_btl_rwv_conn_mark (mca_btl_rwv_conn_t *conn)
 static void mca_btl_rwv_endpoint_pass (mca_btl_rwv_endpoint_t *endpoint,
                                        bool *flushed, bool *failed)
 {
+    bool marked = true;
+
     for (int i = 0 ; i < MCA_BTL_RWV_MAX_RAILS ; ++i) {
         if (NULL != endpoint->conns[i]) {
             mca_btl_rwv_conn_mark (endpoint->conns[i]);
+            /* a marker the transport had no room for is tried again */
+            marked = marked && !(endpoint->conns[i]->unflushed && mca_btl_rwv_conn_ready (endpoint->conns[i]));
         }
     }
-    *flushed = *flushed && (0 == endpoint->ops_out || endpoint->failed);
+    *flushed = *flushed && ((0 == endpoint->ops_out && marked) || endpoint->failed);
     *failed = *failed || endpoint->failed;
 }
 
