@@ -17,8 +17,11 @@
  *
  * Point to point sends an 8-byte (eager), a 60,000-byte (eager up to
  * 64 KiB, a cold peer's FETCH) and a 1 MiB (rendezvous) message from every
- * other rank.  Prints "ok - ..." lines from rank 0.
+ * other rank.  Prints "ok - ..." lines from rank 0, and from the busy rank
+ * the CPU time its rwv-conn threads used while it computed:
+ * "# rwv-conn CPU while busy: TICKS ticks in SECONDS s, THREADS threads".
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +59,63 @@ static double compute (double seconds)
         }
     }
     return x;
+}
+
+/* User plus system ticks of this process's threads named rwv-conn, by
+ * thread id (at most MAX_CONN_THREADS); returns how many. */
+#define MAX_CONN_THREADS 8
+static int conn_thread_ticks (long tids[], long ticks[])
+{
+    DIR *dir = opendir ("/proc/self/task");
+    struct dirent *e;
+    int n = 0;
+
+    while (NULL != dir && n < MAX_CONN_THREADS && NULL != (e = readdir (dir))) {
+        char path[300], comm[32] = "";
+        unsigned long utime, stime;
+        FILE *f;
+
+        snprintf (path, sizeof (path), "/proc/self/task/%s/comm", e->d_name);
+        if (NULL == (f = fopen (path, "r"))) {
+            continue;
+        }
+        (void) !fgets (comm, sizeof (comm), f);
+        fclose (f);
+        snprintf (path, sizeof (path), "/proc/self/task/%s/stat", e->d_name);
+        if (0 != strcmp (comm, "rwv-conn\n") || NULL == (f = fopen (path, "r"))) {
+            continue;
+        }
+        /* after the command in parentheses: state, then fields 4 to 13, then utime and stime */
+        if (2 == fscanf (f, "%*d (%*[^)]) %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime)) {
+            tids[n] = atol (e->d_name);
+            ticks[n++] = (long) (utime + stime);
+        }
+        fclose (f);
+    }
+    if (NULL != dir) {
+        closedir (dir);
+    }
+    return n;
+}
+
+/* Compute, and say how much CPU the connection threads took meanwhile:
+ * a thread that sleeps until a connection event takes a tick or two. */
+static void compute_watching_conn_threads (double seconds)
+{
+    long tids0[MAX_CONN_THREADS], ticks0[MAX_CONN_THREADS], tids1[MAX_CONN_THREADS], ticks1[MAX_CONN_THREADS];
+    int n0 = conn_thread_ticks (tids0, ticks0), n1;
+    long used = 0;
+
+    compute (seconds);
+    n1 = conn_thread_ticks (tids1, ticks1);
+    for (int i = 0 ; i < n1 ; ++i) {
+        used += ticks1[i];
+        for (int j = 0 ; j < n0 ; ++j) {
+            used -= tids0[j] == tids1[i] ? ticks0[j] : 0;
+        }
+    }
+    printf ("# rwv-conn CPU while busy: %ld ticks in %.0f s, %d threads\n", used, seconds, n1);
+    fflush (stdout);
 }
 
 typedef struct {
@@ -112,7 +172,7 @@ static int run_p2p (int rank, int size, int busy, double seconds, int threads)
     int errors = 0;
 
     if (rank == busy) {
-        compute (seconds);
+        compute_watching_conn_threads (seconds);
         errors = receive_all (size, threads);
     } else {
         pthread_t tid[16];
