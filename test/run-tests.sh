@@ -45,8 +45,11 @@ run_test () { # name command...
     fi
     echo "# $name"
     out=$logdir/$(echo "$name" | tr -c 'A-Za-z0-9_.-' '_').log
+    local start=$SECONDS
     timeout --kill-after=10 "${RWV_TEST_TIMEOUT:-600}" "$@" > "$out" 2>&1
     rc=$?
+    # wall time per test, so the suite's budget can be kept where it is spent
+    echo "$((SECONDS - start)) s  $name" >> "$logdir/times"
     sed -i 's/\x0//g' "$out"   # Open MPI 5.0's prterun writes NULs into forwarded help text
     local ok notok skip
     ok=$(grep -c '^ok - ' "$out")
@@ -72,6 +75,7 @@ run_test () { # name command...
 }
 
 mkdir -p "$logdir"
+: > "$logdir/times"
 if [ "$build_first" = 1 ]; then
     echo "# building and installing into $prefix (log: $logdir/build.log)"
     if ! "$top/test/build-install.sh" > "$logdir/build.log" 2>&1; then
@@ -222,6 +226,7 @@ run_test "rwv: outsiders on an IPv6 rail network are refused" "$t/btl/test_rwv_o
 CORE=1 run_test "rwv: multi-rail striping and failover"       "$t/btl/test_rwv_multirail.sh"
 RWV_CLUSTER_FAMILIES=4,6 LABEL="rail 1 IPv4, rail 2 and 3 IPv6" run_test "rwv: multi-rail striping and failover over IPv4 and IPv6 rails" \
     "$t/btl/test_rwv_multirail.sh"
+run_test "rwv: libfabric rails notified by sends (no remote CQ data)" "$t/btl/test_rwv_notify_sends.sh"
 run_test "rwv: rails on IPv6 and dual-stack interfaces"     "$t/btl/test_rwv_ipv6.sh"
 CORE=1 run_test "rwv: small messages written in batches, exactly once" "$t/btl/test_rwv_batching.sh"
 # about 4 minutes on 2 cores; each of its jobs has a limit of its own that
