@@ -204,6 +204,7 @@ typedef struct mca_btl_rwv_component_t {
     int backend;                     /* mca_btl_rwv_backend_t */
     int ip_family;                   /* mca_btl_rwv_ip_family_t */
     bool verbs_immediate;            /* verbs rings notified by immediate data where the device has it */
+    bool ofi_cq_data;                /* libfabric rings notified by remote CQ data where the provider has it */
 
     /* The one module, from the start of init.  Every function reaches it
      * here; the btl argument the BTL interface passes is this same module. */

@@ -198,6 +198,12 @@ static const rwv_param_t rwv_params[] = {
       "immediate data (iWARP: RDMAP has none), a zero-length send follows each such write instead: "
       "one more work request per message, and the receiver's queue pair keeps a receive posted for "
       "each slot of the largest ring its peer may write into"),
+    RWV_BOOL(ofi_cq_data, true, OPAL_INFO_LVL_5,
+      "On libfabric rails, tell a receiver that a message landed in its ring with remote CQ data, "
+      "where the provider carries it. Off, or with a provider that carries none (libfabric's verbs "
+      "provider on iWARP), a zero-length send follows each such write instead: one more operation "
+      "per message, and each endpoint keeps a receive posted for each slot of the largest ring its "
+      "peer may write into"),
     RWV_STRING(rcache, "regcache", &mca_btl_rwv_component.rcache_name,
       "Registration cache for RDMA buffers: regcache (this project) or grdma (Open MPI's)"),
 };

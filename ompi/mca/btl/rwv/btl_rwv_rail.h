@@ -58,6 +58,12 @@ typedef struct mca_btl_rwv_iov_t {
     mca_btl_rwv_op_t *op;
 } mca_btl_rwv_iov_t;
 
+/* Receives a connection keeps posted where notifications are sends (no
+ * immediate or CQ data): one per slot of the largest ring its peer may
+ * fill, and at least this many, for transports (iWARP) where a send that
+ * finds no receive breaks the connection. */
+#define MCA_BTL_RWV_NOTIFY_RECVS 64
+
 /* The most writes rwv posts at once. */
 #define MCA_BTL_RWV_MAX_BATCH 8
 

@@ -59,68 +59,15 @@ static int ofi_errno_to_opal (ssize_t rc)
     return 0 == rc ? OPAL_SUCCESS : OPAL_ERROR;
 }
 
-/* ------------------------------------------------------------ completion queues */
-
-int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot)
-{
-    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .size = 4096, .wait_obj = FI_WAIT_NONE};
-
-    return fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
-}
-
-/* libfabric 1.17's tcp provider, closing an endpoint that is receiving
- * the data of an RMA read, reports the read cancelled twice and frees its
- * transfer entry twice into the completion queue's pool: a later transfer
- * through that queue can then stall forever.  So an endpoint closed with
- * puts or gets outstanding retires its completion queue: the endpoints
- * made after it (a rail re-established, a new peer) get a fresh one. */
-static void mca_btl_rwv_ofi_cq_taint (mca_btl_rwv_ofi_ep_t *oep)
-{
-    if (NULL != oep->conn && oep->conn->pieces_out > 0 && oep->cq_slot == oep->rail->cq_now) {
-        oep->rail->cq_tainted = true;
-    }
-}
-
-/* The queue a new endpoint binds to: a fresh one after a taint, while a
- * slot is free (else the tainted one, said at btl_base_verbose). */
-static int ofi_cq_for_new_ep (mca_btl_rwv_ofi_rail_t *rail)
-{
-    for (int slot = 0 ; rail->cq_tainted && slot < RWV_OFI_MAX_CQS ; ++slot) {
-        if (NULL == rail->cqs[slot].cq && 0 == mca_btl_rwv_ofi_cq_open (rail, slot)) {
-            if (0 == rail->cqs[rail->cq_now].eps) {
-                (void) fi_close (&rail->cqs[rail->cq_now].cq->fid);
-                rail->cqs[rail->cq_now].cq = NULL;
-            }
-            rail->cq_now = slot;
-            rail->cq_tainted = false;
-        }
-    }
-    if (rail->cq_tainted) {
-        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
-                             "btl/rwv: %s: no completion queue left to replace one an endpoint's closing may have "
-                             "damaged", rail->super.name);
-        rail->cq_tainted = false;
-    }
-    return rail->cq_now;
-}
-
-static void ofi_cq_release (mca_btl_rwv_ofi_rail_t *rail, int slot)
-{
-    if (0 == --rail->cqs[slot].eps && slot != rail->cq_now) {
-        (void) fi_close (&rail->cqs[slot].cq->fid);
-        rail->cqs[slot].cq = NULL;
-    }
-}
-
 /* ------------------------------------------------------------ endpoints */
 
 static void ofi_ep_close (mca_btl_rwv_ofi_ep_t *oep)
 {
     if (NULL != oep->ep) {
         (void) fi_close (&oep->ep->fid);
-        ofi_cq_release (oep->rail, oep->cq_slot);
+        mca_btl_rwv_ofi_cq_release (oep->rail, oep->cq_slot);
     }
-    free (oep);
+    mca_btl_rwv_ofi_ep_release (oep);
 }
 
 static int ofi_ep_open (mca_btl_rwv_ofi_rail_t *rail, mca_btl_rwv_conn_t *conn, struct fi_info *info)
@@ -131,10 +78,10 @@ static int ofi_ep_open (mca_btl_rwv_ofi_rail_t *rail, mca_btl_rwv_conn_t *conn, 
     if (NULL == oep) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
+    mca_btl_rwv_ofi_ep_init (oep, rail);
     oep->conn = conn;
-    oep->rail = rail;
     oep->connecting = true;
-    oep->cq_slot = ofi_cq_for_new_ep (rail);
+    oep->cq_slot = mca_btl_rwv_ofi_cq_for_new_ep (rail);
     rc = fi_endpoint (rail->domain, info, &oep->ep, oep);
     if (0 == rc) {
         rail->cqs[oep->cq_slot].eps++;
@@ -145,6 +92,9 @@ static int ofi_ep_open (mca_btl_rwv_ofi_rail_t *rail, mca_btl_rwv_conn_t *conn, 
     }
     if (0 == rc) {
         rc = fi_enable (oep->ep);
+    }
+    if (0 == rc && rail->notify_by_send) {
+        rc = mca_btl_rwv_ofi_post_recvs (oep);
     }
     if (0 != rc) {
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
@@ -268,23 +218,27 @@ static ssize_t ofi_write_delivered (mca_btl_rwv_conn_t *conn, const void *buf, s
 static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
                       uint64_t rkey, bool with_imm, uint32_t imm, bool delivered, mca_btl_rwv_op_t *op)
 {
+    bool by_send = with_imm && ofi_rail (conn->rail)->notify_by_send, data = with_imm && !by_send;
     ssize_t rc;
 
     mca_btl_rwv_op_posted (op, true); /* before: another thread may see it complete */
-    if (delivered && !with_imm) {
+    if (delivered && !data) {
         rc = ofi_write_delivered (conn, buf, len, desc, raddr, rkey, op);
-    } else if (with_imm) {
+    } else if (data) {
         rc = fi_writedata (ofi_ep (conn), buf, len, desc, imm, 0, raddr, rkey, op);
     } else {
         rc = fi_write (ofi_ep (conn), buf, len, desc, 0, raddr, rkey, op);
     }
     if (0 != rc) {
         mca_btl_rwv_op_posted (op, false);
-    } else {
-        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
-        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
+        return ofi_errno_to_opal (rc);
     }
-    return ofi_errno_to_opal (rc);
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
+    if (by_send) {
+        mca_btl_rwv_ofi_notify (conn);
+    }
+    return OPAL_SUCCESS;
 }
 
 OBJ_CLASS_INSTANCE(mca_btl_rwv_ofi_batch_t, opal_free_list_item_t, NULL, NULL);
@@ -346,13 +300,18 @@ static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, i
 static int ofi_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr,
                              uint64_t rkey, bool with_imm, uint32_t imm)
 {
-    ssize_t rc = with_imm ? fi_inject_writedata (ofi_ep (conn), buf, len, imm, 0, raddr, rkey)
-                          : fi_inject_write (ofi_ep (conn), buf, len, 0, raddr, rkey);
+    bool by_send = with_imm && ofi_rail (conn->rail)->notify_by_send;
+    ssize_t rc = with_imm && !by_send ? fi_inject_writedata (ofi_ep (conn), buf, len, imm, 0, raddr, rkey)
+                                      : fi_inject_write (ofi_ep (conn), buf, len, 0, raddr, rkey);
 
-    if (0 == rc) {
-        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
+    if (0 != rc) {
+        return ofi_errno_to_opal (rc);
     }
-    return ofi_errno_to_opal (rc);
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
+    if (by_send) {
+        mca_btl_rwv_ofi_notify (conn);
+    }
+    return OPAL_SUCCESS;
 }
 
 static int ofi_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc, uint64_t raddr,
@@ -470,6 +429,9 @@ static int ofi_poll_connections (mca_btl_rwv_rail_t *r)
     uint32_t event;
     ssize_t len = fi_eq_read (rail->eq, &event, &buf, sizeof (buf), 0);
 
+    if (!opal_list_is_empty (&rail->closed)) {
+        mca_btl_rwv_ofi_sweep_closed (rail);
+    }
     if (-FI_EAVAIL == len) {
         ofi_cm_error (rail);
         return 1;
@@ -481,66 +443,6 @@ static int ofi_poll_connections (mca_btl_rwv_rail_t *r)
     return 1;
 }
 
-/* Every error queued: a closing reports all it cancelled at once, and
- * each must be seen before what failed is posted again elsewhere. */
-static int ofi_cq_errors (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
-{
-    struct fi_cq_err_entry err = {0};
-    int count = 0;
-
-    while (fi_cq_readerr (cq, &err, 0) > 0) {
-        ++count;
-        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REAPED);
-        if (NULL == err.op_context) {
-            continue;
-        }
-        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
-                             "btl/rwv: %s: operation failed: %s", rail->super.name, fi_strerror (err.err));
-        mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) err.op_context,
-                               FI_EACCES == err.err || FI_EKEYREJECTED == err.err ? OPAL_ERR_PERM : OPAL_ERR_UNREACH);
-        err = (struct fi_cq_err_entry) {0};
-    }
-    return count;
-}
-
-static int ofi_poll_cq (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
-{
-    struct fi_cq_data_entry entries[16];
-    ssize_t n = fi_cq_read (cq, entries, 16);
-
-    if (-FI_EAVAIL == n) {
-        return ofi_cq_errors (rail, cq);
-    }
-    for (ssize_t i = 0 ; i < n ; ++i) {
-        if (entries[i].flags & FI_REMOTE_CQ_DATA) {
-            mca_btl_rwv_conn_remote_data (&rail->super, NULL, (uint32_t) entries[i].data);
-        } else {
-            mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REAPED);
-            if (NULL != entries[i].op_context) {
-                mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) entries[i].op_context, OPAL_SUCCESS);
-            }
-        }
-    }
-    return n > 0 ? (int) n : 0;
-}
-
-/* A queue read can cost a system call: none without connections. */
-static int ofi_poll_completions (mca_btl_rwv_rail_t *r)
-{
-    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
-    int count = 0;
-
-    if (0 == r->num_conns) {
-        return 0;
-    }
-    count += ofi_poll_cq (rail, rail->cqs[rail->cq_now].cq);
-    for (int slot = 0 ; slot < RWV_OFI_MAX_CQS ; ++slot) {
-        if (NULL != rail->cqs[slot].cq && slot != rail->cq_now) {
-            count += ofi_poll_cq (rail, rail->cqs[slot].cq);
-        }
-    }
-    return count;
-}
 
 /* The tcp provider makes its event queue's fd the wait fd of all its
  * sockets: data arriving for the application wakes it too, so a peek
@@ -585,7 +487,7 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
     .read = ofi_read,
     .mr_reg = ofi_mr_reg,
     .mr_dereg = ofi_mr_dereg,
-    .poll_completions = ofi_poll_completions,
+    .poll_completions = mca_btl_rwv_ofi_poll_completions,
     .poll_connections = ofi_poll_connections,
     .cm_state = ofi_cm_state,
     .link_up = ofi_link_up,

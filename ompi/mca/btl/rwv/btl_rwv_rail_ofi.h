@@ -12,6 +12,8 @@
 #include <rdma/fi_endpoint.h>
 
 #include "opal/class/opal_free_list.h"
+#include "opal/class/opal_list.h"
+#include "rwv_opal_compat.h"
 
 #include "btl_rwv_rail.h"
 
@@ -44,6 +46,15 @@ typedef struct mca_btl_rwv_ofi_rail_t {
     bool prov_key;
     int ioctl_fd;           /* for link checks */
     opal_free_list_t batches; /* writes posted as one message (mca_btl_rwv_ofi_batch_t) */
+    /* where the provider carries no remote CQ data (btl_rwv_rail_ofi_notify.c) */
+    bool notify_by_send;    /* a zero-length send follows each write that must notify */
+    int recv_depth;         /* receives each endpoint keeps posted for those sends */
+    struct fid_mr *sink_mr; /* where they land */
+    void *sink_desc;
+    uint64_t sink;
+    opal_mutex_t owing_lock;
+    opal_list_t owing;      /* endpoints owing sends a full queue refused (their item) */
+    opal_list_t closed;     /* endpoints closed before all their receives were reported */
 } mca_btl_rwv_ofi_rail_t;
 
 /* Writes posted as one message: its one completion is each write's, in order. */
@@ -55,21 +66,65 @@ typedef struct mca_btl_rwv_ofi_batch_t {
 } mca_btl_rwv_ofi_batch_t;
 OBJ_CLASS_DECLARATION(mca_btl_rwv_ofi_batch_t);
 
+struct mca_btl_rwv_ofi_ep_t;
+
+/* A receive posted for a notifying send: its completion is an op's. */
+typedef struct mca_btl_rwv_ofi_recv_t {
+    mca_btl_rwv_op_t op;
+    struct mca_btl_rwv_ofi_ep_t *oep;
+} mca_btl_rwv_ofi_recv_t;
+
 /* One endpoint's context: outlives an abandoned connection attempt until
- * the provider has said its last word about it. */
+ * the provider has said its last word about it, and a closed endpoint
+ * until its receives are reported (they point here). */
 typedef struct mca_btl_rwv_ofi_ep_t {
     struct fid_ep *ep;
     mca_btl_rwv_ofi_rail_t *rail;
     int cq_slot;                /* its completion queue in rail->cqs */
     struct mca_btl_rwv_conn_t *conn;   /* NULL once abandoned */
     bool connecting;            /* an event for it is still to come */
+    /* rail->notify_by_send only */
+    mca_btl_rwv_ofi_recv_t *recvs;     /* rail->recv_depth of them */
+    int recvs_out;              /* posted and not yet reported (atomic) */
+    bool closed;                /* fi_close'd: receives reported are not posted again */
+    unsigned sends_owed;        /* under rail->owing_lock */
+    opal_list_item_t item;      /* on rail->owing while sends_owed, on rail->closed once closed */
 } mca_btl_rwv_ofi_ep_t;
 
 /* btl_rwv_rail_ofi.c */
 extern const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops;
+
+/* btl_rwv_rail_ofi_cq.c: the rail's completion queues */
 int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot);
+/* the queue a new endpoint binds to; released when it closes */
+int mca_btl_rwv_ofi_cq_for_new_ep (mca_btl_rwv_ofi_rail_t *rail);
+void mca_btl_rwv_ofi_cq_release (mca_btl_rwv_ofi_rail_t *rail, int slot);
+/* an endpoint closing with puts or gets outstanding retires its queue */
+void mca_btl_rwv_ofi_cq_taint (mca_btl_rwv_ofi_ep_t *oep);
+int mca_btl_rwv_ofi_poll_completions (mca_btl_rwv_rail_t *rail);
 /* btl_rwv_rail_ofi_discover.c: close what opening the rail made */
 void mca_btl_rwv_ofi_rail_close (mca_btl_rwv_rail_t *rail);
+
+/* btl_rwv_rail_ofi_notify.c: notifying sends where the provider carries
+ * no remote CQ data.  Before anything can fail, and at close: */
+void mca_btl_rwv_ofi_notify_construct (mca_btl_rwv_ofi_rail_t *rail);
+void mca_btl_rwv_ofi_notify_destruct (mca_btl_rwv_ofi_rail_t *rail);
+/* Does the rail notify by sends, and can it (false: no rail, said why)? */
+bool mca_btl_rwv_ofi_notify_setup (mca_btl_rwv_ofi_rail_t *rail, const struct fi_info *info);
+/* A new endpoint's context, before anything can fail. */
+void mca_btl_rwv_ofi_ep_init (mca_btl_rwv_ofi_ep_t *oep, mca_btl_rwv_ofi_rail_t *rail);
+/* A new endpoint's receives, posted before it connects. */
+int mca_btl_rwv_ofi_post_recvs (mca_btl_rwv_ofi_ep_t *oep);
+/* The send after a write CONN's peer must notice (owed if refused). */
+void mca_btl_rwv_ofi_notify (struct mca_btl_rwv_conn_t *conn);
+/* Post the sends owed, where completions made room. */
+void mca_btl_rwv_ofi_pay_sends (mca_btl_rwv_ofi_rail_t *rail);
+/* An endpoint just closed: its context is freed now, or once its
+ * receives are reported (mca_btl_rwv_ofi_sweep_closed) or the rail closes. */
+void mca_btl_rwv_ofi_ep_release (mca_btl_rwv_ofi_ep_t *oep);
+/* Free the closed endpoints whose receives have all been reported;
+ * under the module lock. */
+void mca_btl_rwv_ofi_sweep_closed (mca_btl_rwv_ofi_rail_t *rail);
 
 END_C_DECLS
 

@@ -232,6 +232,7 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int 
         return NULL;
     }
     rail->ioctl_fd = -1;
+    mca_btl_rwv_ofi_notify_construct (rail);
     OBJ_CONSTRUCT(&rail->batches, opal_free_list_t);
     rc = opal_free_list_init (&rail->batches, sizeof (mca_btl_rwv_ofi_batch_t), opal_cache_line_size,
                               OBJ_CLASS(mca_btl_rwv_ofi_batch_t), 0, 0, 16, -1, 16, NULL, 0, NULL, NULL, NULL);
@@ -239,6 +240,9 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int 
     rc = rc ? rc : fi_domain (rail->fabric, info, &rail->domain, NULL);
     rc = rc ? rc : ofi_eq_open (rail);
     rc = rc ? rc : mca_btl_rwv_ofi_cq_open (rail, 0);
+    rail->prov_key = !!(info->domain_attr->mr_mode & FI_MR_PROV_KEY);
+    rail->next_key = 1;
+    rc = rc ? rc : (mca_btl_rwv_ofi_notify_setup (rail, info) ? 0 : -FI_ENOSYS);
     rc = rc ? rc : ofi_listen (rail, info, family);
     if (0 != rc) {
         opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
@@ -258,8 +262,6 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int 
     /* tcp copies each write from the socket into memory in stream order */
     rail->super.ordered_placement = 0 == strcmp (info->fabric_attr->prov_name, "tcp");
     rail->super.reads_after_writes = NULL != info->tx_attr && (info->tx_attr->msg_order & FI_ORDER_RAW);
-    rail->prov_key = !!(info->domain_attr->mr_mode & FI_MR_PROV_KEY);
-    rail->next_key = 1;
     if (ofi_interface_of (info, rail->super.ifname, sizeof (rail->super.ifname))) {
         rail->ioctl_fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     } else {
@@ -318,27 +320,6 @@ static bool ofi_may_join (const mca_btl_rwv_rail_t *rail, const struct fi_info *
     return NULL != any && 0 == strcmp (any->fabric_attr->prov_name, info->fabric_attr->prov_name);
 }
 
-/* Small rings are written with remote CQ data, the writer's word that a
- * message landed: a provider without it (libfabric's verbs provider on
- * iWARP devices reports cq_data_size 0) makes no rail, said once per
- * domain; the native verbs rail serves such devices with notifying sends. */
-static bool ofi_has_cq_data (const struct fi_info *info)
-{
-    static char refused[64];
-
-    if (info->domain_attr->cq_data_size >= sizeof (uint32_t)) {
-        return true;
-    }
-    if (0 != strncmp (refused, info->domain_attr->name, sizeof (refused) - 1)) {
-        snprintf (refused, sizeof (refused), "%s", info->domain_attr->name);
-        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
-                             "btl/rwv: libfabric %s domain %s carries no remote CQ data (cq_data_size %zu): no "
-                             "libfabric rail there; btl_rwv_backend verbs or auto serve an RDMA device natively",
-                             info->fabric_attr->prov_name, info->domain_attr->name, info->domain_attr->cq_data_size);
-    }
-    return false;
-}
-
 /* INFO's address joins the rail of its interface if that has none of its
  * family yet, or opens the interface's rail. */
 static void ofi_take (struct fi_info *info, int family, mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails)
@@ -356,8 +337,7 @@ static void ofi_take (struct fi_info *info, int family, mca_btl_rwv_rail_t **rai
     }
     rail = ofi_rail_of_interface (rails, *num_rails, info);
     if (NULL == rail) {
-        if (*num_rails < max_rails && ofi_has_cq_data (info) &&
-            NULL != (opened = ofi_rail_open (info, family, *num_rails))) {
+        if (*num_rails < max_rails && NULL != (opened = ofi_rail_open (info, family, *num_rails))) {
             rails[(*num_rails)++] = opened;
         }
         return;
@@ -446,6 +426,7 @@ void mca_btl_rwv_ofi_rail_close (mca_btl_rwv_rail_t *r)
             (void) fi_close (&rail->cqs[slot].cq->fid);
         }
     }
+    mca_btl_rwv_ofi_notify_destruct (rail);
     if (rail->eq) {
         (void) fi_close (&rail->eq->fid);
     }

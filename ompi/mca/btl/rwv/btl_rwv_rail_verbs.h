@@ -17,7 +17,6 @@
 BEGIN_C_DECLS
 
 #define MCA_BTL_RWV_VERBS_SEND_DEPTH 512
-#define MCA_BTL_RWV_VERBS_RECVS 64
 #define MCA_BTL_RWV_VERBS_CQ_DEPTH 8192
 #define MCA_BTL_RWV_VERBS_INLINE 128
 /* Inline writes have nothing to call back: one in this many asks for a

@@ -75,7 +75,7 @@ static bool verbs_caps_depths (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_
     char missing[200], fix[160];
 
     /* at least a receive per slot; the spare ones only where the device has room */
-    rail->recv_depth = slots > MCA_BTL_RWV_VERBS_RECVS ? slots : MCA_BTL_RWV_VERBS_RECVS;
+    rail->recv_depth = slots > MCA_BTL_RWV_NOTIFY_RECVS ? slots : MCA_BTL_RWV_NOTIFY_RECVS;
     rail->recv_depth = attr->max_qp_wr < rail->recv_depth ? attr->max_qp_wr : rail->recv_depth;
     rail->send_depth = attr->max_qp_wr < MCA_BTL_RWV_VERBS_SEND_DEPTH ? attr->max_qp_wr
                                                                       : MCA_BTL_RWV_VERBS_SEND_DEPTH;
