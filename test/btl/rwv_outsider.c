@@ -9,7 +9,7 @@
  *                                          claiming that process name, with a zero MAC
  *   rwv_outsider replay IP PORT HEX        exactly these bytes as connection data (a
  *                                          request captured from the job's trace)
- *   rwv_outsider garbage IP PORT           56 random bytes as connection data
+ *   rwv_outsider garbage IP PORT           48 random bytes as connection data
  *   rwv_outsider flood IP PORT N           N such requests, one after the other; exit 0
  *                                          if every one was refused
  *   rwv_outsider raw IP PORT               a plain TCP connection: 4 KiB of random bytes, close
@@ -45,30 +45,26 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 
-#define CM_BYTES 56
-#define CM_MAGIC 0x5257u /* "RW" */
-#define CM_VERSION 6
+#define CM_BYTES 48
+#define CM_VERSION 7
 #define TIMEOUT_MS 10000
 
-/* btl/rwv's mca_btl_rwv_cm_data_t, version 6 (btl_rwv_wire.h) */
+/* btl/rwv's mca_btl_rwv_cm_data_t, version 7 (btl_rwv_wire.h) */
 struct cm_data {
-    uint16_t magic;
     uint8_t version;
-    uint8_t notify_imm;
-    uint8_t rail;
-    uint8_t reserved;
+    uint8_t rail_flags;
     uint16_t shm_slot;
+    uint16_t conn_id;
+    uint16_t slots_less_one;
     uint32_t jobid;
     uint32_t vpid;
     uint64_t ring_raddr;
     uint64_t ring_rkey;
-    uint32_t slots;
     uint32_t slot_size;
-    uint32_t conn_id;
     uint32_t attempt;
     uint8_t mac[8];
 };
-_Static_assert (sizeof (struct cm_data) == CM_BYTES, "btl/rwv connection data is 56 bytes");
+_Static_assert (sizeof (struct cm_data) == CM_BYTES, "btl/rwv connection data is 48 bytes");
 
 static int usage (void)
 {
@@ -347,13 +343,12 @@ int main (int argc, char **argv)
             return usage ();
         }
         memset (&cm, 0, sizeof (cm));
-        cm.magic = CM_MAGIC;
         cm.version = CM_VERSION;
         cm.jobid = jobid;
         cm.vpid = vpid;
         cm.ring_raddr = 0x7f0000100000ull;
         cm.ring_rkey = 3;
-        cm.slots = 16;
+        cm.slots_less_one = 15;
         cm.slot_size = 65568;
         cm.attempt = 1000000; /* above any the job has used */
         snprintf (what, sizeof (what), "connection data claiming to be [[%u,%u],%u] with a zero MAC",
@@ -369,7 +364,7 @@ int main (int argc, char **argv)
     }
     if (0 == strcmp (mode, "garbage") && 4 == argc) {
         random_bytes (bytes, CM_BYTES);
-        return fi_request (ip, port, bytes, CM_BYTES, "56 random bytes of connection data");
+        return fi_request (ip, port, bytes, CM_BYTES, "48 random bytes of connection data");
     }
     if (0 == strcmp (mode, "flood") && 5 == argc) {
         if (parse_u32 (argv[4], &count) || count < 1 || count > 100000) {

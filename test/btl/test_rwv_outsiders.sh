@@ -7,7 +7,7 @@
 # listening port of the rank that accepted a captured connection request:
 #  - connection data claiming the rank's own name, then the other rank's
 #    name (well formed, zero MAC): refused, no proof of membership;
-#  - 56 random bytes of connection data: refused, malformed;
+#  - 48 random bytes of connection data: refused, malformed;
 #  - 4 KiB of random bytes on a plain TCP connection: the port still answers
 #    the next request (refused, malformed);
 #  - the captured request replayed from node 3: refused, no proof of
@@ -69,7 +69,7 @@ for ((i = 0; i < 600; i++)); do
        grep -q '^# progress ' "$log"; then
         while read -r line; do
             # [rwvoC:PID] btl/rwv: connection data to [[F,L],V] on ofi/tcp r1 IP: HEX
-            if [[ "$line" =~ ^\[([^:]+):([0-9]+)\]\ btl/rwv:\ connection\ data\ to\ \[\[([0-9]+),([0-9]+)\],([0-9]+)\]\ on\ ofi/tcp\ r1\ ($ip_re):\ ([0-9a-f]{112})$ ]]; then
+            if [[ "$line" =~ ^\[([^:]+):([0-9]+)\]\ btl/rwv:\ connection\ data\ to\ \[\[([0-9]+),([0-9]+)\],([0-9]+)\]\ on\ ofi/tcp\ r1\ ($ip_re):\ ([0-9a-f]{96})$ ]]; then
                 cnode=${BASH_REMATCH[1]} cpid=${BASH_REMATCH[2]} family=${BASH_REMATCH[3]} lid=${BASH_REMATCH[4]}
                 tvpid=${BASH_REMATCH[5]} caddr=${BASH_REMATCH[6]} hex=${BASH_REMATCH[7]}
                 tnode=$([ "$cnode" = "$n1" ] && echo "$n2" || echo "$n1")
@@ -153,7 +153,7 @@ attack "from $n3, connection data claiming the target's own name $name,$tvpid] (
     "$n3" "$no_proof" name "$jobid" "$tvpid"
 attack "from $n3, connection data claiming the other member's name $name,$cvpid] (zero MAC)" \
     "$n3" "$no_proof" name "$jobid" "$cvpid"
-attack "from $n3, 56 random bytes of connection data" "$n3" "malformed connection data" garbage
+attack "from $n3, 48 random bytes of connection data" "$n3" "malformed connection data" garbage
 
 # junk on a plain TCP connection never becomes a request: the port must
 # answer the next one

@@ -30,17 +30,15 @@
 static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_data_t *cm)
 {
     memset (cm, 0, sizeof (*cm));
-    cm->magic = MCA_BTL_RWV_CM_MAGIC;
     cm->version = MCA_BTL_RWV_CM_VERSION;
-    cm->notify_imm = conn->local.own.notify_imm;
-    cm->rail = (uint8_t) conn->rail->index;
+    cm->rail_flags = (uint8_t) (conn->rail->index | (conn->local.own.notify_imm ? MCA_BTL_RWV_CM_NOTIFY_IMM : 0));
     cm->name = opal_proc_local_get ()->proc_name;
     cm->ring_raddr = mca_btl_rwv_rail_raddr (conn->rail, (uint64_t) (uintptr_t) conn->local.ring,
                                              (uint64_t) (uintptr_t) conn->local.ring);
     cm->ring_rkey = conn->local.ring_rkey;
-    cm->slots = conn->local.own.slots;
+    cm->slots_less_one = (uint16_t) (conn->local.own.slots - 1);
     cm->slot_size = conn->local.own.slot_size;
-    cm->conn_id = conn->id;
+    cm->conn_id = (uint16_t) conn->id;
     cm->shm_slot = mca_btl_rwv_ring_shm_slot (conn->local.ring);
 }
 
@@ -48,12 +46,12 @@ static void mca_btl_rwv_conn_take_peer_cm (mca_btl_rwv_conn_t *conn, const mca_b
 {
     conn->peer.ring_raddr = cm->ring_raddr;
     conn->peer.ring_rkey = conn->peer.tail_rkey = cm->ring_rkey;
-    conn->peer.slots = cm->slots;
+    conn->peer.slots = cm->slots_less_one + 1u;
     conn->peer.slot_size = cm->slot_size;
-    conn->peer.tail_raddr = cm->ring_raddr + mca_btl_rwv_ring_tail (cm->slots, cm->slot_size);
+    conn->peer.tail_raddr = cm->ring_raddr + mca_btl_rwv_ring_tail (conn->peer.slots, cm->slot_size);
     conn->peer.conn_id = cm->conn_id;
-    conn->peer.rail = cm->rail;
-    conn->peer.notify_imm = cm->notify_imm;
+    conn->peer.rail = cm->rail_flags & MCA_BTL_RWV_CM_RAIL_MASK;
+    conn->peer.notify_imm = !!(cm->rail_flags & MCA_BTL_RWV_CM_NOTIFY_IMM);
     conn->peer.shm_slot = cm->shm_slot;
     mca_btl_rwv_shm_attach (conn);
 }
@@ -62,8 +60,10 @@ static const mca_btl_rwv_cm_data_t *mca_btl_rwv_cm_check (const void *data, size
 {
     const mca_btl_rwv_cm_data_t *cm = (const mca_btl_rwv_cm_data_t *) data;
 
-    if (len < sizeof (*cm) || MCA_BTL_RWV_CM_MAGIC != cm->magic || MCA_BTL_RWV_CM_VERSION != cm->version ||
-        cm->slots < 2 || cm->slot_size < sizeof (mca_btl_rwv_eager_hdr_t)) {
+    /* the rail names an entry of the keys a peer's registrations carry */
+    if (len < sizeof (*cm) || MCA_BTL_RWV_CM_VERSION != cm->version || cm->slots_less_one < 1 ||
+        (cm->rail_flags & MCA_BTL_RWV_CM_RAIL_MASK) >= MCA_BTL_RWV_MAX_RAILS ||
+        cm->slot_size < sizeof (mca_btl_rwv_eager_hdr_t)) {
         return NULL;
     }
     return cm;

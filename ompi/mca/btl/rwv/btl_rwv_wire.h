@@ -136,29 +136,30 @@ _Static_assert (sizeof (mca_btl_rwv_rail_addr_t) == 40, "the modex layout (addr_
 
 /* ------------------------------------------------------------ connection data */
 
-/* Exchanged in the connect request and in the accept; at most 56 bytes,
- * what RDMA-CM carries in a request.  The MAC proves membership
- * (btl_rwv_auth.h). */
+/* Exchanged in the connect request and in the accept.  RDMA-CM carries
+ * 56 bytes in a request, and libfabric's verbs provider keeps one of them
+ * for itself: with 8-byte fields, 48.  The MAC proves membership
+ * (btl_rwv_auth.h); a request of another build, or garbage, is refused
+ * by its version or its MAC. */
 typedef struct mca_btl_rwv_cm_data_t {
-    uint16_t magic;
     uint8_t version;
-    uint8_t notify_imm;        /* write into my ring with immediate data (eager mode cq) */
-    uint8_t rail;              /* the sender's rail index */
-    uint8_t reserved;
+    uint8_t rail_flags;        /* the sender's rail index, and MCA_BTL_RWV_CM_NOTIFY_IMM */
     uint16_t shm_slot;         /* my ring's slot + 1 in my shared rings (btl_rwv_shm.c), 0: none */
+    uint16_t conn_id;          /* put this in the immediate data of writes to my ring (65536 of them) */
+    uint16_t slots_less_one;   /* my ring's slots - 1 (btl_rwv_eager_slots: 2 to 65536) */
     opal_process_name_t name;
     uint64_t ring_raddr;       /* my ring as the peer must address it */
     uint64_t ring_rkey;
-    uint32_t slots;
     uint32_t slot_size;
-    uint32_t conn_id;          /* put this in the immediate data of writes to my ring */
     uint32_t attempt;          /* request: grows with every attempt on a rail; reply: the request's */
     uint8_t mac[MCA_BTL_RWV_MAC_BYTES];
 } mca_btl_rwv_cm_data_t;
 
-#define MCA_BTL_RWV_CM_MAGIC 0x5257u /* "RW" */
-#define MCA_BTL_RWV_CM_VERSION 6
-_Static_assert (sizeof (mca_btl_rwv_cm_data_t) <= 56, "RDMA-CM carries 56 bytes in a connection request");
+/* 7: the first byte; version 6 began with the magic "RW" (0x57 first) */
+#define MCA_BTL_RWV_CM_VERSION 7
+#define MCA_BTL_RWV_CM_RAIL_MASK 0x7fu
+#define MCA_BTL_RWV_CM_NOTIFY_IMM 0x80u /* write into my ring with immediate data (eager mode cq) */
+_Static_assert (sizeof (mca_btl_rwv_cm_data_t) <= 55, "libfabric's verbs provider carries 55 bytes of connection data");
 
 /* ------------------------------------------------------------ atomics */
 
