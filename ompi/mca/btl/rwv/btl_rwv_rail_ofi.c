@@ -73,6 +73,7 @@ static void ofi_ep_close (mca_btl_rwv_ofi_ep_t *oep)
 static int ofi_ep_open (mca_btl_rwv_ofi_rail_t *rail, mca_btl_rwv_conn_t *conn, struct fi_info *info)
 {
     mca_btl_rwv_ofi_ep_t *oep = calloc (1, sizeof (*oep));
+    const char *step = "fi_endpoint";
     int rc;
 
     if (NULL == oep) {
@@ -85,24 +86,51 @@ static int ofi_ep_open (mca_btl_rwv_ofi_rail_t *rail, mca_btl_rwv_conn_t *conn, 
     rc = fi_endpoint (rail->domain, info, &oep->ep, oep);
     if (0 == rc) {
         rail->cqs[oep->cq_slot].eps++;
+        step = "binding the event queue";
         rc = fi_ep_bind (oep->ep, &rail->eq->fid, 0);
     }
     if (0 == rc) {
+        step = "binding the completion queue";
         rc = fi_ep_bind (oep->ep, &rail->cqs[oep->cq_slot].cq->fid, FI_TRANSMIT | FI_RECV);
     }
     if (0 == rc) {
+        step = "fi_enable";
         rc = fi_enable (oep->ep);
     }
     if (0 == rc && rail->notify_by_send) {
+        step = "posting receives for notifying sends";
         rc = mca_btl_rwv_ofi_post_recvs (oep);
     }
     if (0 != rc) {
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
-                             "btl/rwv: %s: endpoint setup failed: %s", rail->super.name, fi_strerror (-rc));
+                             "btl/rwv: %s: endpoint setup failed at %s: %s", rail->super.name, step,
+                             fi_strerror (-rc));
         ofi_ep_close (oep);
         return OPAL_ERROR;
     }
     conn->backend = oep;
+    return OPAL_SUCCESS;
+}
+
+/* A listener's info made an active endpoint's: from this rail's address,
+ * any port, to PEER (the verbs provider resolves the route when the
+ * endpoint is made, so it needs the peer then; tcp only at fi_connect). */
+static int ofi_info_aim (struct fi_info *info, const struct sockaddr_storage *peer)
+{
+    size_t len = AF_INET6 == peer->ss_family ? sizeof (struct sockaddr_in6) : sizeof (struct sockaddr_in);
+
+    if (AF_INET6 == ((struct sockaddr *) info->src_addr)->sa_family) {
+        ((struct sockaddr_in6 *) info->src_addr)->sin6_port = 0;
+    } else {
+        ((struct sockaddr_in *) info->src_addr)->sin_port = 0;
+    }
+    free (info->dest_addr);
+    if (NULL == (info->dest_addr = malloc (len))) {
+        info->dest_addrlen = 0;
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    memcpy (info->dest_addr, peer, len);
+    info->dest_addrlen = len;
     return OPAL_SUCCESS;
 }
 
@@ -117,13 +145,10 @@ static int ofi_connect (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, const v
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     mca_btl_rwv_ip_to_sockaddr (&conn->peer_ip, conn->peer_port, if_nametoindex (r->ifname), &peer);
-    /* leave from this rail's interface, any port */
-    if (AF_INET6 == ((struct sockaddr *) info->src_addr)->sa_family) {
-        ((struct sockaddr_in6 *) info->src_addr)->sin6_port = 0;
-    } else {
-        ((struct sockaddr_in *) info->src_addr)->sin_port = 0;
+    rc = ofi_info_aim (info, &peer);
+    if (OPAL_SUCCESS == rc) {
+        rc = ofi_ep_open (rail, conn, info);
     }
-    rc = ofi_ep_open (rail, conn, info);
     fi_freeinfo (info);
     if (OPAL_SUCCESS != rc) {
         return rc;

@@ -113,7 +113,8 @@ void mca_btl_rwv_ofi_notify_destruct (mca_btl_rwv_ofi_rail_t *rail);
 bool mca_btl_rwv_ofi_notify_setup (mca_btl_rwv_ofi_rail_t *rail, const struct fi_info *info);
 /* A new endpoint's context, before anything can fail. */
 void mca_btl_rwv_ofi_ep_init (mca_btl_rwv_ofi_ep_t *oep, mca_btl_rwv_ofi_rail_t *rail);
-/* A new endpoint's receives, posted before it connects. */
+/* A new endpoint's receives, posted before it connects: 0 or the
+ * provider's negative error. */
 int mca_btl_rwv_ofi_post_recvs (mca_btl_rwv_ofi_ep_t *oep);
 /* The send after a write CONN's peer must notice (owed if refused). */
 void mca_btl_rwv_ofi_notify (struct mca_btl_rwv_conn_t *conn);

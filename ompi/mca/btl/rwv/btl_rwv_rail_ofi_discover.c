@@ -83,30 +83,6 @@ static bool ofi_info_ip (const struct fi_info *info, mca_btl_rwv_ip_t *ip)
     return mca_btl_rwv_ip_from_sockaddr (sa, ip);
 }
 
-static bool ofi_wanted (const struct fi_info *info, int family, char **prov_inc, char **prov_exc, char **if_inc,
-                        char **if_exc)
-{
-    const char *prov = info->fabric_attr->prov_name;
-    const char *ifname = info->domain_attr->name;
-    mca_btl_rwv_ip_t addr;
-
-    if (!ofi_info_ip (info, &addr) || family != mca_btl_rwv_ip_family (&addr)) {
-        return false;
-    }
-    if ((prov_inc && !ofi_listed (prov_inc, prov)) || (prov_exc && ofi_listed (prov_exc, prov))) {
-        return false;
-    }
-    /* a link-local address means something on one link alone: only where
-     * the user named the interface */
-    if (mca_btl_rwv_ip_is_link_local (&addr)) {
-        return mca_btl_rwv_if_named (if_inc, ifname);
-    }
-    if (if_inc) {
-        return mca_btl_rwv_if_listed (if_inc, ifname, &addr);
-    }
-    return !(if_exc && mca_btl_rwv_if_listed (if_exc, ifname, &addr));
-}
-
 /* The tcp provider names a fabric after its network (198.51.100.0/24). */
 static int ofi_prefix_len (const struct fi_info *info, int family)
 {
@@ -148,6 +124,36 @@ static bool ofi_interface_of (const struct fi_info *info, char *name, size_t len
     }
     freeifaddrs (list);
     return found;
+}
+
+/* Does the user want INFO's address as a rail (providers, interfaces or
+ * networks, the family)? */
+static bool ofi_wanted (const struct fi_info *info, int family, char **prov_inc, char **prov_exc, char **if_inc,
+                        char **if_exc)
+{
+    const char *prov = info->fabric_attr->prov_name;
+    char ifname[IF_NAMESIZE];
+    mca_btl_rwv_ip_t addr;
+
+    if (!ofi_info_ip (info, &addr) || family != mca_btl_rwv_ip_family (&addr)) {
+        return false;
+    }
+    if ((prov_inc && !ofi_listed (prov_inc, prov)) || (prov_exc && ofi_listed (prov_exc, prov))) {
+        return false;
+    }
+    /* the interface, as for every backend: the verbs provider's domain is the device */
+    if (!ofi_interface_of (info, ifname, sizeof (ifname))) {
+        snprintf (ifname, sizeof (ifname), "%s", info->domain_attr->name);
+    }
+    /* a link-local address means something on one link alone: only where
+     * the user named the interface */
+    if (mca_btl_rwv_ip_is_link_local (&addr)) {
+        return mca_btl_rwv_if_named (if_inc, ifname);
+    }
+    if (if_inc) {
+        return mca_btl_rwv_if_listed (if_inc, ifname, &addr);
+    }
+    return !(if_exc && mca_btl_rwv_if_listed (if_exc, ifname, &addr));
 }
 
 /* Listen on INFO's address, of FAMILY, with the rail's event queue: the

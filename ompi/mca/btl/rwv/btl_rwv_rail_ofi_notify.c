@@ -123,16 +123,18 @@ bool mca_btl_rwv_ofi_notify_setup (mca_btl_rwv_ofi_rail_t *rail, const struct fi
 
 /* ------------------------------------------------------------ receives */
 
-static bool ofi_post_recv (mca_btl_rwv_ofi_ep_t *oep, mca_btl_rwv_ofi_recv_t *recv)
+/* 0 or the provider's negative error */
+static ssize_t ofi_post_recv (mca_btl_rwv_ofi_ep_t *oep, mca_btl_rwv_ofi_recv_t *recv)
 {
     mca_btl_rwv_ofi_rail_t *rail = oep->rail;
+    ssize_t rc;
 
     mca_btl_rwv_op_posted (&recv->op, true);
-    if (0 != fi_recv (oep->ep, &rail->sink, sizeof (rail->sink), rail->sink_desc, 0, &recv->op)) {
+    rc = fi_recv (oep->ep, &rail->sink, sizeof (rail->sink), rail->sink_desc, 0, &recv->op);
+    if (0 != rc) {
         mca_btl_rwv_op_posted (&recv->op, false);
-        return false;
     }
-    return true;
+    return rc;
 }
 
 /* A notifying send arrived (or its receive was cancelled): tell the
@@ -146,7 +148,7 @@ static void ofi_recv_done (mca_btl_rwv_op_t *op, int status)
     if (OPAL_SUCCESS == status && NULL != conn) {
         mca_btl_rwv_conn_notified (conn);
     }
-    if (OPAL_SUCCESS == status && !oep->closed && ofi_post_recv (oep, recv)) {
+    if (OPAL_SUCCESS == status && !oep->closed && 0 == ofi_post_recv (oep, recv)) {
         return;
     }
     if (OPAL_SUCCESS == status && !oep->closed) {
@@ -161,20 +163,21 @@ static void ofi_recv_done (mca_btl_rwv_op_t *op, int status)
 int mca_btl_rwv_ofi_post_recvs (mca_btl_rwv_ofi_ep_t *oep)
 {
     int depth = oep->rail->recv_depth;
+    ssize_t rc;
 
     oep->recvs = calloc ((size_t) depth, sizeof (*oep->recvs));
     if (NULL == oep->recvs) {
-        return OPAL_ERR_OUT_OF_RESOURCE;
+        return -FI_ENOMEM;
     }
     for (int i = 0 ; i < depth ; ++i) {
         oep->recvs[i].oep = oep;
         oep->recvs[i].op.complete = ofi_recv_done;
-        if (!ofi_post_recv (oep, &oep->recvs[i])) {
-            return OPAL_ERROR;
+        if (0 != (rc = ofi_post_recv (oep, &oep->recvs[i]))) {
+            return (int) rc;
         }
         __atomic_add_fetch (&oep->recvs_out, 1, __ATOMIC_RELAXED);
     }
-    return OPAL_SUCCESS;
+    return 0;
 }
 
 /* ------------------------------------------------------------ sends */
