@@ -9,6 +9,7 @@
 #include "opal_config.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -362,6 +363,19 @@ static void ofi_take (struct fi_info *info, int family, mca_btl_rwv_rail_t **rai
     snprintf (rail->name + used, sizeof (rail->name) - used, " %s", mca_btl_rwv_ip_ntop (&ip, text, sizeof (text)));
 }
 
+/* libfabric's providers may start threads that live until libfabric's
+ * own destructor at exit (the verbs provider's memory monitor).  Were this
+ * component, libfabric's last user, unloaded at finalize while they run,
+ * they would return into unmapped code.  So libfabric stays loaded. */
+static void ofi_keep_library (void)
+{
+    Dl_info where;
+
+    if (0 != dladdr ((void *) fi_getinfo, &where) && NULL != where.dli_fname) {
+        (void) dlopen (where.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    }
+}
+
 int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool thread_safe)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
@@ -380,13 +394,12 @@ int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *nu
      * runs under the rcache's lock and may meet another thread in the provider */
     hints->domain_attr->threading = thread_safe ? FI_THREAD_SAFE : FI_THREAD_DOMAIN;
     /* Beside the native verbs rail, libfabric's own verbs provider would
-     * only duplicate it, and asking it costs more than time: with a low
-     * locked-memory limit it leaves a thread behind that crashes the
-     * process once the component is unloaded at finalize.  So under auto,
-     * unless providers were named, only tcp is asked. */
+     * only duplicate it, and asking it costs time and threads.  So under
+     * auto, unless providers were named, only tcp is asked. */
     if (MCA_BTL_RWV_BACKEND_AUTO == c->backend && RWV_HAVE_VERBS && NULL == prov_inc) {
         hints->fabric_attr->prov_name = strdup ("tcp");
     }
+    ofi_keep_library ();
     rc = fi_getinfo (RWV_OFI_API, NULL, NULL, 0, hints, &list);
     fi_freeinfo (hints);
 
