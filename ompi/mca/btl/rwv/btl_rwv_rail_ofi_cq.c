@@ -80,10 +80,17 @@ static int ofi_cq_errors (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
 
     while (fi_cq_readerr (cq, &err, 0) > 0) {
         ++count;
-        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REAPED);
         if (NULL == err.op_context) {
+            mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REAPED);
             continue;
         }
+        if (err.flags & FI_RECV) {
+            /* a receive for notifying sends, cancelled by its endpoint's closing */
+            mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) err.op_context, OPAL_ERR_UNREACH);
+            err = (struct fi_cq_err_entry) {0};
+            continue;
+        }
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REAPED);
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: operation failed: %s", rail->super.name, fi_strerror (err.err));
         mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) err.op_context,

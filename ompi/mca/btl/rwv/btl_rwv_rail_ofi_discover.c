@@ -363,14 +363,22 @@ static void ofi_take (struct fi_info *info, int family, mca_btl_rwv_rail_t **rai
     snprintf (rail->name + used, sizeof (rail->name) - used, " %s", mca_btl_rwv_ip_ntop (&ip, text, sizeof (text)));
 }
 
-/* libfabric's providers may start threads that live until libfabric's
- * own destructor at exit (the verbs provider's memory monitor).  Were this
- * component, libfabric's last user, unloaded at finalize while they run,
- * they would return into unmapped code.  So libfabric stays loaded. */
-static void ofi_keep_library (void)
+/* Before libfabric's first call in the process:
+ *  - rwv caches registrations itself (btl_rwv_rcache).  A cache inside
+ *    libfabric below it keeps what rwv released, and its verbs provider
+ *    then served memory unmapped and mapped again at the same address
+ *    with the old registration (wrong bytes, the semantics test on
+ *    siw0).  So libfabric caches none, unless the user says otherwise;
+ *    it reads this once, when first called.
+ *  - providers may start threads that live until libfabric's destructor
+ *    at exit (the verbs provider's memory monitor).  Were this component,
+ *    libfabric's last user, unloaded at finalize while they run, they
+ *    would return into unmapped code.  So libfabric stays loaded. */
+static void ofi_prepare_library (void)
 {
     Dl_info where;
 
+    (void) setenv ("FI_MR_CACHE_MAX_COUNT", "0", 0);
     if (0 != dladdr ((void *) fi_getinfo, &where) && NULL != where.dli_fname) {
         (void) dlopen (where.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
     }
@@ -399,7 +407,7 @@ int mca_btl_rwv_ofi_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *nu
     if (MCA_BTL_RWV_BACKEND_AUTO == c->backend && RWV_HAVE_VERBS && NULL == prov_inc) {
         hints->fabric_attr->prov_name = strdup ("tcp");
     }
-    ofi_keep_library ();
+    ofi_prepare_library ();
     rc = fi_getinfo (RWV_OFI_API, NULL, NULL, 0, hints, &list);
     fi_freeinfo (hints);
 
