@@ -13,7 +13,10 @@
 #  - windows of 64 small messages both ways, exactly once and in order,
 #    with the receivers not consuming for 3 s half way;
 #  - two rails, r2 taken down in the middle of such a stream: what it held
-#    is replayed once on r1, whose receiver is notified the same way.
+#    is replayed once on r1, whose receiver is notified the same way;
+#  - one rank with btl_rwv_ofi_cq_data false, the other true: the
+#    connection is refused with a message naming the parameter, and the
+#    job ends instead of hanging.
 set -u
 . "$(dirname "$0")/../cluster/cluster.sh"
 . "$(dirname "$0")/../lib.sh"
@@ -40,18 +43,32 @@ expect_ok () { # status label
 cluster_up 2 1 || exit $?
 job "${sends[@]}" --mca btl_rwv_hot_peers 0 --mca btl_base_verbose 100 "$bin/test_pingpong_verify" -m 16777216
 rc=$?
-said=$(grep -c 'remote CQ data off (btl_rwv_ofi_cq_data): a zero-length send follows each ring write' "$out" "$err" |
-       awk -F: '{n += $2} END {print n}')
+# one line per rank and rail, prefixed [host:pid]: two processes must say it
+said=$(cat "$out" "$err" | grep 'remote CQ data off (btl_rwv_ofi_cq_data): a zero-length send follows each ring write' |
+       sed -n 's/^\[\([^]]*\)\].*/\1/p' | sort -u | wc -l)
 if [ "$said" -ge 2 ]; then
     echo "ok - both ranks' libfabric rails notify ring writes with sends (btl_rwv_ofi_cq_data false)"
 else
-    echo "not ok - the ranks' rails do not say they notify by sends ($said lines)"
+    echo "not ok - the ranks' rails do not say they notify by sends ($said processes said so)"
 fi
 expect_ok "$rc" "ping-pong 0 B to 16 MiB, every ring cold and notified by sends"
 job "${sends[@]}" "$bin/test_pingpong_verify" -m 16777216
 expect_ok $? "ping-pong 0 B to 16 MiB with the default hot set, small rings notified by sends"
 job "${sends[@]}" --mca btl_rwv_hot_peers 0 "$bin/test_small_stream" -n 60 -b -p 3
 expect_ok $? "windows of 64 small messages both ways, every ring cold, receivers stopped 3 s"
+
+# the two ranks disagree: rank 0 notifies by sends, rank 1 by CQ data
+job -np 1 --map-by node --mca btl self,rwv --mca btl_rwv_connect_timeout 5 \
+    env OMPI_MCA_btl_rwv_ofi_cq_data=false "$bin/test_pingpong_verify" -m 65536 : \
+    -np 1 "$bin/test_pingpong_verify" -m 65536
+rc=$?
+if [ "$rc" -ne 124 ] && [ "$rc" -ne 0 ] && ! grep -q '^ok - ' "$out" &&
+   grep -q 'learns of messages written into its rings' "$out" "$err" &&
+   grep -q 'Give btl_rwv_ofi_cq_data the same value' "$out" "$err"; then
+    echo "ok - btl_rwv_ofi_cq_data false on one rank only: the connection is refused with a message naming it, the job ends (exit $rc)"
+else
+    echo "not ok - ranks that notify differently: exit $rc"; grep -v '^$' "$out" "$err" | tail -10
+fi
 cluster_down
 
 rail_down () {

@@ -31,7 +31,8 @@ static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rw
 {
     memset (cm, 0, sizeof (*cm));
     cm->version = MCA_BTL_RWV_CM_VERSION;
-    cm->rail_flags = (uint8_t) (conn->rail->index | (conn->local.own.notify_imm ? MCA_BTL_RWV_CM_NOTIFY_IMM : 0));
+    cm->rail_flags = (uint8_t) (conn->rail->index | (conn->local.own.notify_imm ? MCA_BTL_RWV_CM_NOTIFY_IMM : 0) |
+                                (conn->rail->notify_by_send ? MCA_BTL_RWV_CM_BY_SEND : 0));
     cm->name = opal_proc_local_get ()->proc_name;
     cm->ring_raddr = mca_btl_rwv_rail_raddr (conn->rail, (uint64_t) (uintptr_t) conn->local.ring,
                                              (uint64_t) (uintptr_t) conn->local.ring);
@@ -40,6 +41,30 @@ static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rw
     cm->slot_size = conn->local.own.slot_size;
     cm->conn_id = (uint16_t) conn->id;
     cm->shm_slot = mca_btl_rwv_ring_shm_slot (conn->local.ring);
+}
+
+/* Do both ends tell of ring writes the same way? */
+static bool mca_btl_rwv_cm_notifies_alike (const mca_btl_rwv_rail_t *rail, const mca_btl_rwv_cm_data_t *cm)
+{
+    return !!(cm->rail_flags & MCA_BTL_RWV_CM_BY_SEND) == rail->notify_by_send;
+}
+
+static const char mca_btl_rwv_cm_unalike[] = "its rail tells of ring writes by sends and this one by remote CQ "
+    "data, or the other way round: give btl_rwv_ofi_cq_data the same value in every process";
+
+/* A member whose rail notifies otherwise: a setting, not an attack, so
+ * said by default, once. */
+static void mca_btl_rwv_say_unalike (const mca_btl_rwv_rail_t *rail, const mca_btl_rwv_endpoint_t *endpoint)
+{
+    static bool said;
+
+    if (!said) {
+        said = true;
+        rwv_show_help ("help-mpi-btl-rwv.txt", "notifications differ", true, OPAL_PROC_MY_HOSTNAME,
+                       OPAL_NAME_PRINT(endpoint->proc->proc_name), mca_btl_rwv_peer_host (endpoint), rail->name,
+                       rail->notify_by_send ? "sends" : "remote CQ data",
+                       rail->notify_by_send ? "remote CQ data" : "sends");
+    }
 }
 
 static void mca_btl_rwv_conn_take_peer_cm (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_cm_data_t *cm)
@@ -198,6 +223,9 @@ static const char *mca_btl_rwv_conn_request_refusal (mca_btl_rwv_rail_t *rail, c
     if ((*endpoint)->failed) {
         return "the process it names was given up";
     }
+    if (!mca_btl_rwv_cm_notifies_alike (rail, cm)) {
+        return mca_btl_rwv_cm_unalike;
+    }
     return NULL;
 }
 
@@ -211,6 +239,9 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
     const char *refusal = mca_btl_rwv_conn_request_refusal (rail, cm, src_ip, &endpoint);
 
     if (NULL != refusal) {
+        if (mca_btl_rwv_cm_unalike == refusal) {
+            mca_btl_rwv_say_unalike (rail, endpoint);
+        }
         mca_btl_rwv_conn_refuse (rail, request, src_ip, refusal);
         return;
     }
@@ -318,6 +349,10 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
         if (!mca_btl_rwv_auth_check (cm, &ends, conn->request_mac) ||
             OPAL_EQUAL != opal_compare_proc (cm->name, conn->endpoint->proc->proc_name)) {
             mca_btl_rwv_conn_failed (conn, "the answer did not prove it came from the peer process");
+            return;
+        }
+        if (!mca_btl_rwv_cm_notifies_alike (conn->rail, cm)) {
+            mca_btl_rwv_conn_failed (conn, mca_btl_rwv_cm_unalike);
             return;
         }
         mca_btl_rwv_conn_take_peer_cm (conn, cm);

@@ -143,6 +143,9 @@ struct mca_btl_rwv_rail_t {
     size_t inject_size;             /* largest inject_write */
     int max_batch;                  /* most writes one writev posts; below 2: no writev */
     bool batch_imm;                 /* each write of a batch may carry its own immediate data */
+    bool notify_by_send;            /* a libfabric rail that tells of ring writes by sends, not remote CQ
+                                     * data, and posts receives for them: both ends must agree (verbs
+                                     * rails take either, and leave it false) */
     bool virt_addr;                 /* remote addresses are virtual, not offsets */
     bool ordered_placement;         /* a write's bytes land in order: poll mode is safe */
     bool reads_after_writes;        /* a read sees every earlier write on its connection (FI_ORDER_RAW) */

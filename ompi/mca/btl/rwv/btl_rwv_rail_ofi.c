@@ -63,6 +63,11 @@ static int ofi_errno_to_opal (ssize_t rc)
 
 static void ofi_ep_close (mca_btl_rwv_ofi_ep_t *oep)
 {
+    if (oep->abandoned) {
+        opal_list_remove_item (&oep->rail->abandoned, &oep->item);
+        oep->abandoned = false;
+    }
+    mca_btl_rwv_ofi_ep_retire (oep);
     if (NULL != oep->ep) {
         (void) fi_close (&oep->ep->fid);
         mca_btl_rwv_ofi_cq_release (oep->rail, oep->cq_slot);
@@ -97,7 +102,7 @@ static int ofi_ep_open (mca_btl_rwv_ofi_rail_t *rail, mca_btl_rwv_conn_t *conn, 
         step = "fi_enable";
         rc = fi_enable (oep->ep);
     }
-    if (0 == rc && rail->notify_by_send) {
+    if (0 == rc && rail->super.notify_by_send) {
         step = "posting receives for notifying sends";
         rc = mca_btl_rwv_ofi_post_recvs (oep);
     }
@@ -219,10 +224,20 @@ static void ofi_disconnect (mca_btl_rwv_conn_t *conn)
     conn->backend = NULL;
     oep->conn = NULL;
     if (oep->connecting) {
-        return; /* closed when its last event arrives */
+        /* closed when its last event arrives, or with the rail */
+        opal_list_append (&oep->rail->abandoned, &oep->item);
+        oep->abandoned = true;
+        return;
     }
     (void) fi_shutdown (oep->ep, 0);
     ofi_ep_close (oep);
+}
+
+void mca_btl_rwv_ofi_close_abandoned (mca_btl_rwv_ofi_rail_t *rail)
+{
+    while (!opal_list_is_empty (&rail->abandoned)) {
+        ofi_ep_close (mca_btl_rwv_ofi_ep_of_item (opal_list_get_first (&rail->abandoned)));
+    }
 }
 
 /* ------------------------------------------------------------ data */
@@ -243,7 +258,7 @@ static ssize_t ofi_write_delivered (mca_btl_rwv_conn_t *conn, const void *buf, s
 static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
                       uint64_t rkey, bool with_imm, uint32_t imm, bool delivered, mca_btl_rwv_op_t *op)
 {
-    bool by_send = with_imm && ofi_rail (conn->rail)->notify_by_send, data = with_imm && !by_send;
+    bool by_send = with_imm && conn->rail->notify_by_send, data = with_imm && !by_send;
     ssize_t rc;
 
     mca_btl_rwv_op_posted (op, true); /* before: another thread may see it complete */
@@ -325,7 +340,7 @@ static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, i
 static int ofi_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr,
                              uint64_t rkey, bool with_imm, uint32_t imm)
 {
-    bool by_send = with_imm && ofi_rail (conn->rail)->notify_by_send;
+    bool by_send = with_imm && conn->rail->notify_by_send;
     ssize_t rc = with_imm && !by_send ? fi_inject_writedata (ofi_ep (conn), buf, len, imm, 0, raddr, rkey)
                                       : fi_inject_write (ofi_ep (conn), buf, len, 0, raddr, rkey);
 

@@ -47,14 +47,15 @@ typedef struct mca_btl_rwv_ofi_rail_t {
     int ioctl_fd;           /* for link checks */
     opal_free_list_t batches; /* writes posted as one message (mca_btl_rwv_ofi_batch_t) */
     /* where the provider carries no remote CQ data (btl_rwv_rail_ofi_notify.c) */
-    bool notify_by_send;    /* a zero-length send follows each write that must notify */
     int recv_depth;         /* receives each endpoint keeps posted for those sends */
     struct fid_mr *sink_mr; /* where they land */
     void *sink_desc;
     uint64_t sink;
-    opal_mutex_t owing_lock;
+    opal_mutex_t lock;      /* owing, and an endpoint's closing against its receives' reposting */
     opal_list_t owing;      /* endpoints owing sends a full queue refused (their item) */
     opal_list_t closed;     /* endpoints closed before all their receives were reported */
+    opal_list_t abandoned;  /* endpoints whose connection gave them up while they connected:
+                             * closed at their last event, or when the rail closes */
 } mca_btl_rwv_ofi_rail_t;
 
 /* Writes posted as one message: its one completion is each write's, in order. */
@@ -83,16 +84,25 @@ typedef struct mca_btl_rwv_ofi_ep_t {
     int cq_slot;                /* its completion queue in rail->cqs */
     struct mca_btl_rwv_conn_t *conn;   /* NULL once abandoned */
     bool connecting;            /* an event for it is still to come */
-    /* rail->notify_by_send only */
+    bool abandoned;             /* on rail->abandoned */
+    /* rail->super.notify_by_send only */
     mca_btl_rwv_ofi_recv_t *recvs;     /* rail->recv_depth of them */
     int recvs_out;              /* posted and not yet reported (atomic) */
-    bool closed;                /* fi_close'd: receives reported are not posted again */
-    unsigned sends_owed;        /* under rail->owing_lock */
-    opal_list_item_t item;      /* on rail->owing while sends_owed, on rail->closed once closed */
+    bool closed;                /* being closed: receives reported are not posted again (rail->lock) */
+    unsigned sends_owed;        /* under rail->lock */
+    opal_list_item_t item;      /* on rail->abandoned, on rail->owing while sends_owed, or on
+                                 * rail->closed once closed */
 } mca_btl_rwv_ofi_ep_t;
+
+static inline mca_btl_rwv_ofi_ep_t *mca_btl_rwv_ofi_ep_of_item (opal_list_item_t *item)
+{
+    return (mca_btl_rwv_ofi_ep_t *) ((char *) item - offsetof (mca_btl_rwv_ofi_ep_t, item));
+}
 
 /* btl_rwv_rail_ofi.c */
 extern const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops;
+/* before the rail's queues close: the endpoints still connecting */
+void mca_btl_rwv_ofi_close_abandoned (mca_btl_rwv_ofi_rail_t *rail);
 
 /* btl_rwv_rail_ofi_cq.c: the rail's completion queues */
 int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot);
@@ -120,8 +130,11 @@ int mca_btl_rwv_ofi_post_recvs (mca_btl_rwv_ofi_ep_t *oep);
 void mca_btl_rwv_ofi_notify (struct mca_btl_rwv_conn_t *conn);
 /* Post the sends owed, where completions made room. */
 void mca_btl_rwv_ofi_pay_sends (mca_btl_rwv_ofi_rail_t *rail);
-/* An endpoint just closed: its context is freed now, or once its
- * receives are reported (mca_btl_rwv_ofi_sweep_closed) or the rail closes. */
+/* Before an endpoint is closed: no receive of it is posted again, no
+ * send owed to it is paid. */
+void mca_btl_rwv_ofi_ep_retire (mca_btl_rwv_ofi_ep_t *oep);
+/* After: its context is freed now, or once its receives are reported
+ * (mca_btl_rwv_ofi_sweep_closed) or the rail closes. */
 void mca_btl_rwv_ofi_ep_release (mca_btl_rwv_ofi_ep_t *oep);
 /* Free the closed endpoints whose receives have all been reported;
  * under the module lock. */

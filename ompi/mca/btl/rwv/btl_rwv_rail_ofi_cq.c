@@ -85,7 +85,7 @@ static int ofi_cq_errors (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
             continue;
         }
         if (err.flags & FI_RECV) {
-            /* a receive for notifying sends, cancelled by its endpoint's closing */
+            /* a receive for notifying sends, cancelled by its endpoint's closing or failed with it */
             mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) err.op_context, OPAL_ERR_UNREACH);
             err = (struct fi_cq_err_entry) {0};
             continue;

@@ -249,7 +249,10 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int 
     rc = rc ? rc : mca_btl_rwv_ofi_cq_open (rail, 0);
     rail->prov_key = !!(info->domain_attr->mr_mode & FI_MR_PROV_KEY);
     rail->next_key = 1;
-    rc = rc ? rc : (mca_btl_rwv_ofi_notify_setup (rail, info) ? 0 : -FI_ENOSYS);
+    if (0 == rc && !mca_btl_rwv_ofi_notify_setup (rail, info)) {
+        mca_btl_rwv_ofi_rail_close (&rail->super); /* it said why */
+        return NULL;
+    }
     rc = rc ? rc : ofi_listen (rail, info, family);
     if (0 != rc) {
         opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
@@ -448,6 +451,7 @@ void mca_btl_rwv_ofi_rail_close (mca_btl_rwv_rail_t *r)
         }
         fi_freeinfo (rail->info[f]);
     }
+    mca_btl_rwv_ofi_close_abandoned (rail);
     for (int slot = 0 ; slot < RWV_OFI_MAX_CQS ; ++slot) {
         if (rail->cqs[slot].cq) {
             (void) fi_close (&rail->cqs[slot].cq->fid);

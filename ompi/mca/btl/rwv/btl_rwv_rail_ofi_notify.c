@@ -14,11 +14,14 @@
  *   receives  each endpoint keeps rail->recv_depth receives posted into one
  *             small sink of the rail; a completion names its endpoint and
  *             so the connection, which counts it as it counts CQ data
- *   closing   the receives' contexts live in the endpoint: a provider may
- *             report them cancelled after fi_close (tcp does), so a closed
- *             endpoint with receives unreported stays on rail->closed and
- *             is freed once they are, or when the rail closes (verbs
- *             destroys the queue pair without a word)
+ *   closing   marked under rail->lock before fi_close, so that neither a
+ *             receive's completion nor an owed send posts to it (progress
+ *             runs outside the module lock).  The receives' contexts live
+ *             in the endpoint: a provider may report them cancelled after
+ *             fi_close (tcp does), so a closed endpoint with receives
+ *             unreported stays on rail->closed and is freed once they are,
+ *             or when the rail closes (verbs destroys the queue pair
+ *             without a word)
  */
 #include "opal_config.h"
 
@@ -39,14 +42,10 @@
 
 void mca_btl_rwv_ofi_notify_construct (mca_btl_rwv_ofi_rail_t *rail)
 {
-    OBJ_CONSTRUCT(&rail->owing_lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&rail->lock, opal_mutex_t);
     OBJ_CONSTRUCT(&rail->owing, opal_list_t);
     OBJ_CONSTRUCT(&rail->closed, opal_list_t);
-}
-
-static mca_btl_rwv_ofi_ep_t *ofi_ep_of_item (opal_list_item_t *item)
-{
-    return (mca_btl_rwv_ofi_ep_t *) ((char *) item - offsetof (mca_btl_rwv_ofi_ep_t, item));
+    OBJ_CONSTRUCT(&rail->abandoned, opal_list_t);
 }
 
 void mca_btl_rwv_ofi_ep_init (mca_btl_rwv_ofi_ep_t *oep, mca_btl_rwv_ofi_rail_t *rail)
@@ -62,20 +61,22 @@ static void ofi_ep_free (mca_btl_rwv_ofi_ep_t *oep)
     free (oep);
 }
 
-/* After the rail's completion queues are closed: nothing reports any more. */
+/* After the rail's endpoints and completion queues are closed: nothing
+ * reports any more. */
 void mca_btl_rwv_ofi_notify_destruct (mca_btl_rwv_ofi_rail_t *rail)
 {
     opal_list_item_t *item;
 
     while (NULL != (item = opal_list_remove_first (&rail->closed))) {
-        ofi_ep_free (ofi_ep_of_item (item));
+        ofi_ep_free (mca_btl_rwv_ofi_ep_of_item (item));
     }
     if (NULL != rail->sink_mr) {
         (void) fi_close (&rail->sink_mr->fid);
     }
+    OBJ_DESTRUCT(&rail->abandoned);
     OBJ_DESTRUCT(&rail->closed);
     OBJ_DESTRUCT(&rail->owing);
-    OBJ_DESTRUCT(&rail->owing_lock);
+    OBJ_DESTRUCT(&rail->lock);
 }
 
 bool mca_btl_rwv_ofi_notify_setup (mca_btl_rwv_ofi_rail_t *rail, const struct fi_info *info)
@@ -83,8 +84,8 @@ bool mca_btl_rwv_ofi_notify_setup (mca_btl_rwv_ofi_rail_t *rail, const struct fi
     int slots = mca_btl_rwv_component.eager_slots;
     int rc;
 
-    rail->notify_by_send = !mca_btl_rwv_component.ofi_cq_data || info->domain_attr->cq_data_size < sizeof (uint32_t);
-    if (!rail->notify_by_send) {
+    rail->super.notify_by_send = !mca_btl_rwv_component.ofi_cq_data || info->domain_attr->cq_data_size < sizeof (uint32_t);
+    if (!rail->super.notify_by_send) {
         return true;
     }
     if (!(info->tx_attr->msg_order & FI_ORDER_SAW)) {
@@ -143,18 +144,29 @@ static void ofi_recv_done (mca_btl_rwv_op_t *op, int status)
 {
     mca_btl_rwv_ofi_recv_t *recv = (mca_btl_rwv_ofi_recv_t *) op;
     mca_btl_rwv_ofi_ep_t *oep = recv->oep;
-    mca_btl_rwv_conn_t *conn = oep->conn;
+    mca_btl_rwv_ofi_rail_t *rail = oep->rail;
+    mca_btl_rwv_conn_t *conn = NULL;
+    ssize_t rc = -FI_ECANCELED;
 
-    if (OPAL_SUCCESS == status && NULL != conn) {
+    /* an error on a live endpoint is its connection failing: its events say so */
+    if (OPAL_SUCCESS == status) {
+        OPAL_THREAD_LOCK(&rail->lock);
+        if (!oep->closed) {
+            conn = oep->conn;
+            rc = ofi_post_recv (oep, recv);
+        }
+        OPAL_THREAD_UNLOCK(&rail->lock);
+    }
+    if (NULL != conn) {
         mca_btl_rwv_conn_notified (conn);
     }
-    if (OPAL_SUCCESS == status && !oep->closed && 0 == ofi_post_recv (oep, recv)) {
+    if (0 == rc) {
         return;
     }
-    if (OPAL_SUCCESS == status && !oep->closed) {
+    if (-FI_ECANCELED != rc) {
         opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
-                             "btl/rwv: %s: a receive for notifying sends could not be posted again",
-                             oep->rail->super.name);
+                             "btl/rwv: %s: a receive for notifying sends could not be posted again: %s",
+                             rail->super.name, fi_strerror ((int) -rc));
     }
     /* the last touch: a closed endpoint may be freed once this is 0 */
     (void) __atomic_sub_fetch (&oep->recvs_out, 1, __ATOMIC_RELEASE);
@@ -172,68 +184,90 @@ int mca_btl_rwv_ofi_post_recvs (mca_btl_rwv_ofi_ep_t *oep)
     for (int i = 0 ; i < depth ; ++i) {
         oep->recvs[i].oep = oep;
         oep->recvs[i].op.complete = ofi_recv_done;
+        __atomic_add_fetch (&oep->recvs_out, 1, __ATOMIC_RELAXED);
         if (0 != (rc = ofi_post_recv (oep, &oep->recvs[i]))) {
+            __atomic_sub_fetch (&oep->recvs_out, 1, __ATOMIC_RELAXED);
             return (int) rc;
         }
-        __atomic_add_fetch (&oep->recvs_out, 1, __ATOMIC_RELAXED);
     }
     return 0;
 }
 
 /* ------------------------------------------------------------ sends */
 
-static bool ofi_send_notice (mca_btl_rwv_ofi_ep_t *oep)
+static ssize_t ofi_send_notice (mca_btl_rwv_ofi_ep_t *oep)
 {
-    return 0 == fi_inject (oep->ep, NULL, 0, 0);
+    return fi_inject (oep->ep, NULL, 0, 0);
 }
 
+/* Any notice tells of every write before it (FI_ORDER_SAW), so one sent
+ * past those owed tells nothing early.  Only a full queue owes one: any
+ * other error is the endpoint failing, which its connection's events
+ * report, and the messages are replayed with their notices. */
 void mca_btl_rwv_ofi_notify (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_ofi_ep_t *oep = (mca_btl_rwv_ofi_ep_t *) conn->backend;
     mca_btl_rwv_ofi_rail_t *rail = oep->rail;
+    ssize_t rc = ofi_send_notice (oep);
 
-    /* behind sends already owed, or the receiver could be told early */
-    if (0 == oep->sends_owed && ofi_send_notice (oep)) {
+    if (-FI_EAGAIN != rc) {
+        if (0 != rc) {
+            opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
+                                 "btl/rwv: %s: a notifying send failed: %s", rail->super.name,
+                                 fi_strerror ((int) -rc));
+        }
         return;
     }
-    OPAL_THREAD_LOCK(&rail->owing_lock);
+    OPAL_THREAD_LOCK(&rail->lock);
     if (0 == oep->sends_owed++) {
         opal_list_append (&rail->owing, &oep->item);
     }
-    OPAL_THREAD_UNLOCK(&rail->owing_lock);
+    OPAL_THREAD_UNLOCK(&rail->lock);
 }
 
 void mca_btl_rwv_ofi_pay_sends (mca_btl_rwv_ofi_rail_t *rail)
 {
     opal_list_item_t *item, *next;
 
-    OPAL_THREAD_LOCK(&rail->owing_lock);
+    OPAL_THREAD_LOCK(&rail->lock);
     OPAL_LIST_FOREACH_SAFE(item, next, &rail->owing, opal_list_item_t) {
-        mca_btl_rwv_ofi_ep_t *oep = ofi_ep_of_item (item);
+        mca_btl_rwv_ofi_ep_t *oep = mca_btl_rwv_ofi_ep_of_item (item);
 
-        while (oep->sends_owed > 0 && ofi_send_notice (oep)) {
+        ssize_t rc = 0;
+
+        while (oep->sends_owed > 0 && 0 == (rc = ofi_send_notice (oep))) {
             --oep->sends_owed;
+        }
+        if (-FI_EAGAIN != rc) {
+            oep->sends_owed = 0; /* the endpoint failed: see mca_btl_rwv_ofi_notify */
         }
         if (0 == oep->sends_owed) {
             opal_list_remove_item (&rail->owing, item);
         }
     }
-    OPAL_THREAD_UNLOCK(&rail->owing_lock);
+    OPAL_THREAD_UNLOCK(&rail->lock);
 }
 
 /* ------------------------------------------------------------ closing */
+
+void mca_btl_rwv_ofi_ep_retire (mca_btl_rwv_ofi_ep_t *oep)
+{
+    mca_btl_rwv_ofi_rail_t *rail = oep->rail;
+
+    OPAL_THREAD_LOCK(&rail->lock);
+    if (oep->sends_owed > 0) {
+        opal_list_remove_item (&rail->owing, &oep->item);
+        oep->sends_owed = 0;
+    }
+    oep->closed = true;
+    oep->conn = NULL;
+    OPAL_THREAD_UNLOCK(&rail->lock);
+}
 
 void mca_btl_rwv_ofi_ep_release (mca_btl_rwv_ofi_ep_t *oep)
 {
     mca_btl_rwv_ofi_rail_t *rail = oep->rail;
 
-    OPAL_THREAD_LOCK(&rail->owing_lock);
-    if (oep->sends_owed > 0) {
-        opal_list_remove_item (&rail->owing, &oep->item);
-        oep->sends_owed = 0;
-    }
-    OPAL_THREAD_UNLOCK(&rail->owing_lock);
-    oep->closed = true;
     if (0 == __atomic_load_n (&oep->recvs_out, __ATOMIC_ACQUIRE)) {
         ofi_ep_free (oep);
     } else {
@@ -246,7 +280,7 @@ void mca_btl_rwv_ofi_sweep_closed (mca_btl_rwv_ofi_rail_t *rail)
     opal_list_item_t *item, *next;
 
     OPAL_LIST_FOREACH_SAFE(item, next, &rail->closed, opal_list_item_t) {
-        mca_btl_rwv_ofi_ep_t *oep = ofi_ep_of_item (item);
+        mca_btl_rwv_ofi_ep_t *oep = mca_btl_rwv_ofi_ep_of_item (item);
 
         if (0 == __atomic_load_n (&oep->recvs_out, __ATOMIC_ACQUIRE)) {
             opal_list_remove_item (&rail->closed, item);

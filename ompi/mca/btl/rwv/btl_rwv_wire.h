@@ -143,7 +143,7 @@ _Static_assert (sizeof (mca_btl_rwv_rail_addr_t) == 40, "the modex layout (addr_
  * by its version or its MAC. */
 typedef struct mca_btl_rwv_cm_data_t {
     uint8_t version;
-    uint8_t rail_flags;        /* the sender's rail index, and MCA_BTL_RWV_CM_NOTIFY_IMM */
+    uint8_t rail_flags;        /* the sender's rail index, MCA_BTL_RWV_CM_BY_SEND, MCA_BTL_RWV_CM_NOTIFY_IMM */
     uint16_t shm_slot;         /* my ring's slot + 1 in my shared rings (btl_rwv_shm.c), 0: none */
     uint16_t conn_id;          /* put this in the immediate data of writes to my ring (65536 of them) */
     uint16_t slots_less_one;   /* my ring's slots - 1 (btl_rwv_eager_slots: 2 to 65536) */
@@ -157,7 +157,8 @@ typedef struct mca_btl_rwv_cm_data_t {
 
 /* 7: the first byte; version 6 began with the magic "RW" (0x57 first) */
 #define MCA_BTL_RWV_CM_VERSION 7
-#define MCA_BTL_RWV_CM_RAIL_MASK 0x7fu
+#define MCA_BTL_RWV_CM_RAIL_MASK 0x3fu
+#define MCA_BTL_RWV_CM_BY_SEND 0x40u    /* my rail notifies by sends (mca_btl_rwv_rail_t.notify_by_send) */
 #define MCA_BTL_RWV_CM_NOTIFY_IMM 0x80u /* write into my ring with immediate data (eager mode cq) */
 _Static_assert (sizeof (mca_btl_rwv_cm_data_t) <= 55, "libfabric's verbs provider carries 55 bytes of connection data");
 
