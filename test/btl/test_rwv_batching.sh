@@ -20,8 +20,7 @@ set -u
 bin=$RWV_BUILD/test/mpi/test_small_stream
 out=$(mktemp)
 err=$(mktemp)
-stop=$(mktemp -u)
-trap 'rm -f "$out" "$err" "$stop"; cluster_down' EXIT
+trap 'rm -f "$out" "$err"; cluster_down' EXIT
 two=(-np 2 --map-by node --mca btl self,rwv)
 
 writes_per_message () { sed -n 's/^# writes per message //p' "$out"; }
@@ -52,31 +51,5 @@ cluster_down
 
 # Stream until told to stop; take r2 of node 2 down once 20 windows have
 # passed, let 20 more pass on the other rail, then stop.
-rail_down () {
-    local pid rc
-    rm -f "$stop"
-    : > "$out"
-    run_job 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' job "$(dirname "$0")/../cluster/cluster.sh" \
-        "${two[@]}" "$bin" -n 2 -b -t 1 -f "$stop" > "$out" &
-    pid=$!
-    wait_for_line "$out" '^# progress 20$'
-    ip -n "$(cluster_node_name 2)" link set r2 down
-    wait_for_line "$out" '^# progress 40$'
-    touch "$stop"
-    wait $pid
-    rc=$?
-    ip -n "$(cluster_node_name 2)" link set r2 up
-    cluster_wait_links 2 2 2>/dev/null
-    return $rc
-}
 cluster_up 2 2 || exit $?
-RWV_EXPECT="lost a rail to host rwvn" run_keeping_help "$err" rail_down
-rc=$?
-if job_ended "$rc" && grep -q '^ok - ' "$out" && grep -q 'lost a rail to host rwvn' "$err" &&
-   grep -q '^# progress 40$' "$out"; then
-    echo "ok - r2 of 2 rails down in the middle of a two-way stream of batched small messages:" \
-         "$(sed -n 's/^ok - //p' "$out")"
-else
-    echo "not ok - a rail down under batched small messages: exit $rc"; grep -v '^# progress' "$out" | tail -5
-    grep -v '^$' "$err" | tail -10
-fi
+cluster_stream_r2_down "a two-way stream of batched small messages" 20 40 "$out" "$err" "${two[@]}" "$bin"

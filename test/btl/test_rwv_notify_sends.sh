@@ -23,8 +23,7 @@ set -u
 bin=$RWV_BUILD/test/mpi
 out=$(mktemp)
 err=$(mktemp)
-stop=$(mktemp -u)
-trap 'rm -f "$out" "$err" "$stop"; cluster_down' EXIT
+trap 'rm -f "$out" "$err"; cluster_down' EXIT
 sends=(-np 2 --map-by node --mca btl self,rwv --mca btl_rwv_ofi_cq_data false --mca mpi_yield_when_idle 1)
 
 job () { # mpirun-args...
@@ -71,30 +70,6 @@ else
 fi
 cluster_down
 
-rail_down () {
-    local pid rc
-    rm -f "$stop"
-    : > "$out"
-    run_job 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' job "$(dirname "$0")/../cluster/cluster.sh" \
-        "${sends[@]}" --mca btl_rwv_hot_peers 0 "$bin/test_small_stream" -n 2 -b -t 1 -f "$stop" > "$out" &
-    pid=$!
-    wait_for_line "$out" '^# progress 10$'
-    ip -n "$(cluster_node_name 2)" link set r2 down
-    wait_for_line "$out" '^# progress 30$'
-    touch "$stop"
-    wait $pid
-    rc=$?
-    ip -n "$(cluster_node_name 2)" link set r2 up
-    return $rc
-}
 cluster_up 2 2 || exit $?
-RWV_EXPECT="lost a rail to host rwvn" run_keeping_help "$err" rail_down
-rc=$?
-if job_ended "$rc" && grep -q '^ok - ' "$out" && grep -q 'lost a rail to host rwvn' "$err" &&
-   grep -q '^# progress 30$' "$out"; then
-    echo "ok - r2 of 2 rails down in the middle of a cold two-way stream notified by sends:" \
-         "$(sed -n 's/^ok - //p' "$out")"
-else
-    echo "not ok - a rail down under a stream notified by sends: exit $rc"; grep -v '^# progress' "$out" | tail -5
-    grep -v '^$' "$err" | tail -10
-fi
+cluster_stream_r2_down "a cold two-way stream notified by sends" 10 30 "$out" "$err" \
+    "${sends[@]}" --mca btl_rwv_hot_peers 0 "$bin/test_small_stream"

@@ -226,6 +226,49 @@ cluster_mpirun () {
         --bind-to none "$@"
 }
 
+# The job of cluster_stream_r2_down: status of the stream.
+#   cluster_r2_down_job BEFORE AFTER OUT mpirun-args... program
+cluster_r2_down_job () {
+    local before=$1 after=$2 out=$3 pid stop rc
+    shift 3
+    stop=$(mktemp -u)
+    : > "$out"
+    run_job 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' job "$RWV_CLUSTER_SELF" \
+        "$@" -n 2 -b -t 1 -f "$stop" > "$out" &
+    pid=$!
+    wait_for_line "$out" "^# progress $before\$"
+    ip -n "$(cluster_node_name 2)" link set r2 down
+    wait_for_line "$out" "^# progress $after\$"
+    touch "$stop"
+    wait $pid
+    rc=$?
+    rm -f "$stop"
+    ip -n "$(cluster_node_name 2)" link set r2 up
+    cluster_wait_links 2 2 2>/dev/null
+    return $rc
+}
+
+# A two-way stream of small messages (test_small_stream, given with its
+# mpirun arguments; this adds -n 2 -b -t 1 -f) between 2 nodes of 2 rails
+# that loses r2 on node 2 once BEFORE windows have passed and is stopped
+# once AFTER have: ok when every message arrived and the loss was said.
+# Needs lib.sh.  OUT and ERR: files for the job's output.
+#   cluster_stream_r2_down LABEL BEFORE AFTER OUT ERR mpirun-args... program
+cluster_stream_r2_down () {
+    local label=$1 before=$2 after=$3 out=$4 err=$5 rc
+    shift 5
+    RWV_EXPECT="lost a rail to host $RWV_CLUSTER" run_keeping_help "$err" \
+        cluster_r2_down_job "$before" "$after" "$out" "$@"
+    rc=$?
+    if job_ended "$rc" && grep -q '^ok - ' "$out" && grep -q "lost a rail to host $RWV_CLUSTER" "$err" &&
+       grep -q "^# progress $after\$" "$out"; then
+        echo "ok - r2 of 2 rails down in the middle of $label: $(sed -n 's/^ok - //p' "$out")"
+    else
+        echo "not ok - r2 down in the middle of $label: exit $rc"; grep -v '^# progress' "$out" | tail -5
+        grep -v '^$' "$err" | tail -10
+    fi
+}
+
 cluster_main () {
     local cmd=$1
     shift
