@@ -34,7 +34,14 @@ done
 case "$work" in "$top"/*) ;; *) echo "# skip: packaging: RWV_BUILD must lie inside the source tree"; exit 77 ;; esac
 rm -rf "$work"
 mkdir -p "$work/dist" "$work/12" "$work/13"
-trap 'rm -rf "$work"/root-*' EXIT
+trap 'wait; rm -rf "$work"/root-*' EXIT
+
+# the bare roots are made from the archive while the packages build
+declare -A bare_maker
+for suite in bookworm trixie; do
+    "$roots" bare "$suite" "$work/root-$suite" > "$work/bare-$suite.out" 2>&1 &
+    bare_maker[$suite]=$!
+done
 
 # ------------------------------------------------------------ the tarball
 if (cd "$work/dist" && "$top/configure" && make -j2 distcheck) > "$work/distcheck.log" 2>&1; then
@@ -153,9 +160,8 @@ hidden_without_snippet () { # root suite
 
 try_packages () { # release suite other-release
     local rel=$1 suite=$2 other=$3 r=$work/root-$2 out rc
-    out=$("$roots" bare "$suite" "$r" 2>&1)
-    if [ $? -ne 0 ]; then
-        echo "skip - Debian $rel packages on a bare $suite root: ${out#\# skip: }"
+    if ! wait "${bare_maker[$suite]}"; then
+        echo "skip - Debian $rel packages on a bare $suite root: $(sed 's/^# skip: //' "$work/bare-$suite.out")"
         return
     fi
     mkdir -p "$r/rwv-test/debs" "$r/rwv-test/other" "$r/rwv-test/bin"

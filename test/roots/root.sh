@@ -6,7 +6,8 @@
 # the host's apt already uses, kept under _build/root-SUITE and reused
 # while its package list is the same.
 #
-#   test/roots/root.sh [--suite S] make        make the root if it is missing
+#   test/roots/root.sh [--suite S] make        make the root if it is missing (one
+#                                              maker at a time: others wait for it)
 #   test/roots/root.sh [--suite S] run CMD...  run CMD inside it, as root, with
 #                                              /proc /sys /dev /dev/shm /run bound
 #   test/roots/root.sh [--suite S] path        print where it is
@@ -71,10 +72,16 @@ archive_uri () {
 
 stamp () { printf '%s\n' "$suite" "${packages[@]}" | md5sum | cut -c1-16; }
 
-make_root () {
+# in a subshell of its own, so that the lock ends with it
+make_root () (
     local uri tmp
     [ "$(id -u)" -eq 0 ] || skip "needs root (mmdebstrap and chroot)"
     command -v mmdebstrap > /dev/null || skip "mmdebstrap is not installed (test/deps.sh installs it)"
+    # run-tests.sh starts making the roots early; a second maker waits for
+    # the first instead of removing the root under it
+    mkdir -p "$build"
+    exec 9> "$build/root-$suite.lock"
+    flock 9
     if [ -f "$root/.rwv-root" ] && [ "$(cat "$root/.rwv-root")" = "$(stamp)" ]; then
         return 0
     fi
@@ -94,7 +101,7 @@ make_root () {
     fi
     stamp > "$tmp/.rwv-root"
     mv "$tmp" "$root"
-}
+)
 
 # Bind what the emulated cluster needs from the host; network namespaces
 # and veth come from the host kernel.  Undone when the command ends.
