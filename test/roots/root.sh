@@ -87,7 +87,7 @@ make_root () (
     fi
     uri=$(archive_uri) || skip "no Debian archive found in the host's apt sources"
     echo "# making the Debian $suite root in $root from the host's archive (a few minutes, once)"
-    rm -rf "$root" "$root.new"
+    rm -rf --one-file-system "$root" "$root.new"
     tmp=$root.new
     mkdir -p "$(dirname "$root")"
     # testing's Release files outlive their Valid-Until between the
@@ -95,7 +95,7 @@ make_root () (
     if ! mmdebstrap --variant=apt --include="$(IFS=,; echo "${packages[*]}")" \
             --aptopt='Acquire::Check-Valid-Until "false"' \
             --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
-            "$suite" "$tmp" "deb $uri $suite main" > "$build/root-$suite.log" 2>&1; then
+            "$suite" "$tmp" "deb $uri $suite main" > "$build/root-$suite.log" 2>&1 9>&-; then
         rm -rf "$tmp"
         skip "mmdebstrap could not make the $suite root (is the archive reachable?); see $build/root-$suite.log"
     fi
