@@ -3,7 +3,7 @@
 # Proves coll/rdmabar between emulated nodes: the skew, communicator,
 # back-to-back and create/free checks of test_barrier pass with node
 # leaders exchanging RDMA-written flags, for 2 to 5 nodes with 1 to 3 ranks
-# each (powers of two and not), both algorithms, over btl/rwv and btl/tcp;
+# each (powers of two and not), each of the three algorithms, over btl/rwv and btl/tcp;
 # and the log shows the RDMA phase was the one used (under run-tests.sh
 # --core, three of those: each algorithm and each btl once).  Then, with
 # `--mca coll rdmabar' alone, every collective gives the right values
