@@ -236,7 +236,7 @@ stream_losing () { # label backend interfaces link-to-down rail-pattern...
         echo "ok - $label"
     else
         echo "not ok - $label: exit $rc${missing:+, no rail$missing}"
-        grep -v -e '^# progress' -e 'btl/rwv: connect' "$out" | tail -10 | sed 's/^/#   /'
+        grep -v -e '^# progress' -e 'mca: base' -e 'select:' -e 'bml:' -e '^ *$' "$out" | tail -40 | sed 's/^/#   /'
         failed=1
     fi
 }
