@@ -90,16 +90,16 @@ if [ "$build_first" = 1 ]; then
     fi
 fi
 
-# The Debian roots are made from the archive while the host's tests run:
-# a few minutes mostly spent downloading and unpacking.  Their tests wait
-# for the maker (root.sh locks a root while it makes it).
+# For the whole suite, the Debian roots are made from the archive while
+# the host's tests run: a few minutes mostly spent downloading and
+# unpacking.  Their tests wait for the maker (root.sh locks a root while
+# it makes it); test_in_root.sh uses roots only inside the source tree.
 roots_maker=""
-case "$core_only/$filter/$build" in
-    0//"$top"/*)
-        (for suite in trixie forky; do "$top/test/roots/root.sh" --suite "$suite" make; done) \
-            > "$logdir/roots-early.log" 2>&1 &
-        roots_maker=$! ;;
-esac
+if [ "$core_only" = 0 ] && [ -z "$filter" ] && [[ "$build" == "$top"/* ]]; then
+    (for suite in trixie forky; do "$top/test/roots/root.sh" --suite "$suite" make; done) \
+        > "$logdir/roots-early.log" 2>&1 &
+    roots_maker=$!
+fi
 
 export OMPI_MCA_opal_mca_base_component_path="SYS_DEFAULT:$prefix/lib/openmpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

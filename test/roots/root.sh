@@ -89,7 +89,6 @@ make_root () (
     echo "# making the Debian $suite root in $root from the host's archive (a few minutes, once)"
     rm -rf --one-file-system "$root" "$root.new"
     tmp=$root.new
-    mkdir -p "$(dirname "$root")"
     # testing's Release files outlive their Valid-Until between the
     # archive's updates of them; the packages are still the archive's own
     if ! mmdebstrap --variant=apt --include="$(IFS=,; echo "${packages[*]}")" \
