@@ -42,7 +42,7 @@ kernel_tree () {
 # packages of the same version, from the machine's own apt sources; only
 # drivers/infiniband/sw/siw is unpacked and built (about a minute here).
 siw_module () {
-    local ko=$cache/siw-$kver/siw.ko work=$cache/siw-build series ver common hdr dir
+    local ko=$cache/siw-$kver/siw.ko work=$cache/siw-build series ver common hdr dir kbuild src
     [ -f "$ko" ] && return 0
     for tool in make gcc-12 xz; do
         command -v "$tool" > /dev/null || skip "$tool is missing (test/deps.sh installs it)"
@@ -51,9 +51,19 @@ siw_module () {
     ver=$(apt-cache show "linux-headers-$kver" 2>/dev/null | sed -n 's/^Version: //p' | head -1)
     common=$(apt-cache show "linux-headers-$kver" 2>/dev/null | sed -n 's/^Depends: .*\(linux-headers-[^ ,]*-common\).*/\1/p' | head -1)
     [ -n "$ver" ] && [ -n "$common" ] || skip "apt knows no linux-headers-$kver"
+    # Debian's headers need kbuild of their version or later, and a
+    # security update may leave only a later one; the source must be of
+    # the same upstream release, the headers' own revision if still there
+    kbuild=$(apt-cache show "linux-kbuild-$series" 2>/dev/null | sed -n 's/^Version: //p' |
+             while read -r v; do dpkg --compare-versions "$v" ge "$ver" && echo "$v"; done | sort -V | tail -1)
+    src=$(apt-cache show "linux-source-$series" 2>/dev/null | sed -n 's/^Version: //p' |
+          awk -v want="$ver" -v up="${ver%-*}" '$0 == want {exact = $0} index($0, up "-") == 1 && !any {any = $0}
+                                                END {print exact ? exact : any}')
+    [ -n "$kbuild" ] && [ -n "$src" ] || skip "apt knows no linux-kbuild-$series or linux-source-$series for $ver"
     rm -rf "$work" && mkdir -p "$work/root"
-    (cd "$work" && apt-get download -qq "linux-headers-$kver=$ver" "$common=$ver" "linux-kbuild-$series=$ver" \
-        "linux-source-$series=$ver" > /dev/null 2>&1) || skip "cannot download linux-source-$series $ver"
+    (cd "$work" && apt-get download -qq "linux-headers-$kver=$ver" "$common=$ver" "linux-kbuild-$series=$kbuild" \
+        "linux-source-$series=$src" > /dev/null 2>&1) ||
+        skip "cannot download linux-headers-$kver $ver, linux-kbuild-$series $kbuild, linux-source-$series $src"
     for deb in "$work"/*.deb; do dpkg -x "$deb" "$work/root"; done
     dir=linux-source-$series/drivers/infiniband/sw/siw
     hdr=$work/root/usr/src/linux-headers-$kver
