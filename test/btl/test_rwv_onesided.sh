@@ -13,6 +13,11 @@
 #    4.1.5), whatever the BTL, shape the choice: a dynamic window deadlocks
 #    at its first remote access, and a rank count that is not a multiple of
 #    the node count makes MPI_Win_allocate address the wrong rank's memory;
+#  - osc_rdma_buffer_size as btl_rwv_osc_buffer_size sets it, and as the
+#    user's settings keep it;
+#  - large accumulates (MPICH's rma/large_acc_flush_local pattern, every
+#    int checked by test_large_accumulate) on one node over shared rings
+#    and over the loopback rail, and between 2 emulated nodes;
 #  - on 2 emulated nodes x 2 ranks, accumulates through derived datatypes
 #    checked by test_onesided_datatypes in MPI_Win_create windows, where
 #    every access takes rwv (fetched and target values of
@@ -31,10 +36,13 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 bin=$RWV_BUILD/test/mpi/test_onesided_verify
 datatypes=$RWV_BUILD/test/mpi/test_onesided_datatypes
+largeacc=$RWV_BUILD/test/mpi/test_large_accumulate
+showcvar=$RWV_BUILD/test/mpi/show_cvar
 out=$(mktemp)
+conf=$(mktemp)
 err=$(mktemp)
 wrap=$(mktemp)
-trap 'rm -f "$out" "$err" "$wrap"; cluster_down' EXIT
+trap 'rm -f "$out" "$err" "$wrap" "$conf"; cluster_down' EXIT
 
 # The program prints its own ok/not ok lines; prefix them with the setting.
 # Its limit finds a hang (with the ranks' stacks): these jobs take 1-2.5
@@ -67,6 +75,29 @@ if ompi_is_5; then
         echo "$native" | grep -E 'accelerated_query|alternate btl|^not ok' | sort -u | head -5
     fi
 fi
+# osc/rdma's buffers: rwv raises osc_rdma_buffer_size to
+# btl_rwv_osc_buffer_size (in place under 5.0 and later, through the
+# environment under 4.1), never lowers it, and leaves a value the user set
+# on the command line or in a parameter file alone
+buffer_size () {
+    mpirun -np 2 --mca btl self,rwv "$@" "$showcvar" osc_rdma_buffer_size 2>&1 | sed -n 's/^osc_rdma_buffer_size //p'
+}
+printf '# a site setting\n  osc_rdma_buffer_size = 131072\n' > "$conf"
+got="$(buffer_size) $(buffer_size --mca btl_rwv_osc_buffer_size 262144) $(buffer_size --mca btl_rwv_osc_buffer_size 0)"
+got="$got $(buffer_size --mca btl_rwv_osc_buffer_size 16384) $(buffer_size --mca osc_rdma_buffer_size 65536)"
+got="$got $(buffer_size --mca mca_base_param_files "$conf")"
+want="1048576 262144 32768 32768 65536 131072"
+if [ "$got" = "$want" ]; then
+    echo "ok - osc_rdma_buffer_size as osc/rdma sees it: 1 MiB by default, btl_rwv_osc_buffer_size 256 KiB, 0 and 16 KiB leave 32 KiB, --mca osc_rdma_buffer_size and a parameter file win ($got)"
+else
+    echo "not ok - osc_rdma_buffer_size as osc/rdma sees it: $got, expected $want"
+fi
+# MPICH's rma/large_acc_flush_local pattern: over shared rings and single
+# copy, and over the loopback rail (the path between nodes)
+verify_run "1 node, 3 ranks, --mca btl self,rwv" mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 \
+    --mca btl self,rwv "$largeacc" -r 10
+verify_run "1 node, 3 ranks, --mca btl self,rwv, the loopback rail (btl_rwv_single_copy none)" mpirun -np 3 \
+    --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_single_copy none "$largeacc" -r 10
 verify_run "1 node, 3 ranks, --mca btl self,rwv" mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 \
     --mca btl self,rwv "$bin" -m 1048576
 verify_run "1 node, 3 ranks, --mca btl self,vader,rwv" mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 \
@@ -75,6 +106,8 @@ verify_run "1 node, 3 ranks, --mca btl self,vader,rwv" mpirun -np 3 --oversubscr
 cluster_up 2 1 || exit $?
 verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv" cluster_mpirun -np 4 --map-by node \
     --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$bin" -D -m 1048576 -n 50
+verify_run "2 emulated nodes, 2 ranks, --mca btl self,rwv" cluster_mpirun -np 2 --map-by node \
+    --mca btl self,rwv "$largeacc" -r 5
 verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv, derived datatypes" cluster_mpirun -np 4 \
     --map-by node --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$datatypes" -c -q
 cluster_down

@@ -199,6 +199,7 @@ typedef struct mca_btl_rwv_component_t {
     int write_batch;                 /* most waiting eager messages written with one post */
     int eager_rail;                  /* mca_btl_rwv_eager_rail_t */
     bool one_sided;                  /* put rwv first in osc_rdma_btls */
+    int osc_buffer_size;             /* osc_rdma_buffer_size, unless the user set it; 0: untouched */
     int single_copy;                 /* mca_btl_rwv_single_copy_t */
     int put_completion;              /* mca_btl_rwv_put_completion_t */
     int backend;                     /* mca_btl_rwv_backend_t */
@@ -281,8 +282,10 @@ int mca_btl_rwv_flush (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_
 double mca_btl_rwv_now (void);
 
 
-/* btl_rwv_osc.c: osc/rdma's parameters, set at the first add_procs */
+/* btl_rwv_osc.c: osc/rdma's parameters, set at the first add_procs
+ * (the BTLs it uses, the accumulate bug) and at init (its buffers) */
 void mca_btl_rwv_offer_one_sided (void);
+void mca_btl_rwv_size_osc_buffers (void);
 
 END_C_DECLS
 

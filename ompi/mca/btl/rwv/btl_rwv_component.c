@@ -280,6 +280,7 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
                              c->eager_slots, c->eager_slot_size, c->hot_peers, c->cold_slots, c->cold_slot_size);
     }
     mca_btl_rwv_cm_thread_start ();
+    mca_btl_rwv_size_osc_buffers ();
     modules[0] = &module->super;
     *num_btls = 1;
     return modules;

@@ -174,6 +174,15 @@ static const rwv_param_t rwv_params[] = {
       "Whatever this says, under Open MPI 4.1.0-4.1.4, 5.0 and 6.0 rwv also sets osc_rdma_network_max_amo "
       "to 0 unless it was set: those osc/rdma compute some accumulates wrongly on their network-atomic "
       "path"),
+    RWV_INT(osc_buffer_size, 1 << 20, 0, 1 << 30, 4096,
+            "use 0 (leave osc_rdma_buffer_size alone) or a multiple of 4096 up to 1073741824 bytes",
+      "Size in bytes of osc/rdma's temporary buffers (osc_rdma_buffer_size, 32768 by default), set "
+      "by rwv unless that parameter was set (in the environment, with mpirun's --mca or in an MCA "
+      "parameter file), and only to make them larger. osc/rdma computes an MPI_Accumulate larger "
+      "than an eighth of it in pieces of an eighth, each a read, the operation and a write: at "
+      "1048576 a 1 MiB accumulate takes 8 round trips, at 32768 it takes 256. Each process "
+      "reserves four such buffers at MPI_Init (address space: memory is touched only by "
+      "one-sided operations that use them). 0: osc_rdma_buffer_size is left alone"),
     RWV_CHOICE(backend, "auto", &rwv_backend_string, rwv_backends, "use auto, ofi or verbs",
       "Rail backend: verbs (libibverbs + librdmacm on every active RDMA port with an IPv4 or IPv6 address; "
       "disqualifies with the reason when there is none), ofi (libfabric providers, see "
