@@ -169,14 +169,15 @@ static void mca_btl_rwv_piece_complete (mca_btl_rwv_op_t *op, int status)
     mca_btl_rwv_piece_done (piece, OPAL_ERR_UNREACH);
 }
 
-/* Post now, or wait on the retry list.  The connection is ready: the
- * caller chose it (mca_btl_rwv_endpoint_ready_conns) under the lock it
- * still holds. */
+/* Post now, or wait on the retry list, which moves it to a ready rail.
+ * Callers choose ready connections (mca_btl_rwv_endpoint_ready_conns)
+ * under the lock they still hold, except a failover that found none for
+ * the small puts it takes off a failed one (mca_btl_rwv_conn_repost_puts). */
 static void mca_btl_rwv_piece_start (mca_btl_rwv_piece_t *piece)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
 
-    if (OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
+    if (!mca_btl_rwv_conn_ready (piece->conn) || OPAL_SUCCESS != mca_btl_rwv_piece_post (piece)) {
         opal_list_append (&module->retry, &piece->op.super.super);
     }
 }
