@@ -23,11 +23,6 @@
 #include "btl_rwv_rdma.h"
 #include "btl_rwv_send.h"
 
-static uint64_t mca_btl_rwv_marker_raddr (const mca_btl_rwv_conn_t *conn)
-{
-    return conn->peer.tail_raddr + MCA_BTL_RWV_TAIL_MARKER * sizeof (uint64_t);
-}
-
 static void mca_btl_rwv_marker_complete (mca_btl_rwv_op_t *op, int status)
 {
     mca_btl_rwv_piece_t *marker = (mca_btl_rwv_piece_t *) op;
@@ -57,10 +52,10 @@ static int mca_btl_rwv_marker_post (mca_btl_rwv_conn_t *conn,
     void *desc = module->marker->reg->desc[rail->index];
 
     if (rail->reads_after_writes) {
-        return rail->ops->read (conn, module->marker->buf, sizeof (uint64_t), desc, mca_btl_rwv_marker_raddr (conn),
+        return rail->ops->read (conn, module->marker->buf, sizeof (uint64_t), desc, mca_btl_rwv_conn_marker_raddr (conn),
                                 conn->peer.tail_rkey, &marker->op);
     }
-    return rail->ops->write (conn, module->marker->buf, sizeof (uint64_t), desc, mca_btl_rwv_marker_raddr (conn),
+    return rail->ops->write (conn, module->marker->buf, sizeof (uint64_t), desc, mca_btl_rwv_conn_marker_raddr (conn),
                              conn->peer.tail_rkey, false, 0, true, &marker->op);
 }
 

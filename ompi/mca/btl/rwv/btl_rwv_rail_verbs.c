@@ -8,12 +8,15 @@
  *
  *   writes       IBV_WR_RDMA_WRITE(_WITH_IMM), signalled; a small write
  *                goes inline, so its buffer is free when the post returns.
- *                An RC completion means the target acknowledged the data:
- *                every write is delivered when it completes.  Without
- *                immediate data (iWARP) a write that must notify the
- *                receiver is followed by a zero-length send: both
- *                transports deliver a send only after the writes before it
- *                are placed, and its receive names the queue pair
+ *                On InfiniBand and RoCE an RC completion means the target
+ *                acknowledged the data: a write is delivered when it
+ *                completes.  On iWARP it means only that TCP holds the
+ *                data, so a write that must be delivered is chained with a
+ *                read (verbs_write_fenced).  Without immediate data
+ *                (iWARP) a write that must notify the receiver is followed
+ *                by a zero-length send: both transports deliver a send only
+ *                after the writes before it are placed, and its receive
+ *                names the queue pair
  *   receives     only notifications use them (eager mode cq): each queue
  *                pair keeps rail->recv_depth zero-length receives
  *                posted, reposted as they complete.  Per-peer receive
@@ -47,6 +50,7 @@
 
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
+#include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
 #include "btl_rwv_rail_verbs.h"
 
@@ -303,9 +307,59 @@ static enum ibv_wr_opcode verbs_write_opcode (bool with_imm)
     return with_imm ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
 }
 
+/* iWARP completes a write once TCP holds its data, not once the peer has
+ * placed it (RFC 5040), and a message sent on another rail may overtake
+ * it.  A write that must be delivered goes in one chain with an 8-byte
+ * read of the peer's flush marker, which RDMAP answers only after the
+ * writes before it on the stream are placed; OP completes with the read.
+ * Nothing goes without room for the read.  Should the queue take the
+ * write and not the read, the caller posts both again later: the same
+ * bytes written twice. */
+static int verbs_write_fenced (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint32_t lkey,
+                               uint64_t raddr, uint64_t rkey, mca_btl_rwv_op_t *op)
+{
+    mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
+    const mca_btl_rwv_frag_t *marker = mca_btl_rwv_component.module->marker;
+    mca_btl_rwv_verbs_slot_t *slot = verbs_slot_take (vqp, op, true);
+    struct ibv_sge sge[2] = {
+        {.addr = (uintptr_t) buf, .length = (uint32_t) len, .lkey = lkey},
+        {.addr = (uintptr_t) marker->buf, .length = sizeof (uint64_t),
+         .lkey = ((struct ibv_mr *) marker->reg->desc[conn->rail->index])->lkey},
+    };
+    struct ibv_send_wr wr[2] = {{
+        .sg_list = &sge[0], .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE, .next = &wr[1],
+        .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
+    }, {
+        .wr_id = verbs_slot_id (slot), .sg_list = &sge[1], .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
+        .send_flags = IBV_SEND_SIGNALED,
+        .wr.rdma = {.remote_addr = mca_btl_rwv_conn_marker_raddr (conn), .rkey = (uint32_t) conn->peer.tail_rkey},
+    }}, *bad = NULL;
+    int rc;
+
+    if (NULL == slot) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    mca_btl_rwv_op_posted (op, true); /* before: another thread may see it complete */
+    rc = ibv_post_send (vqp->id->qp, wr, &bad);
+    if (2 != verbs_chain_posted (wr, bad, 2, rc)) {
+        (void) verbs_slot_give (slot);
+        mca_btl_rwv_op_posted (op, false);
+        verbs_signal_posted (vqp, false, false);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    verbs_signal_posted (vqp, true, true);
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
+    return OPAL_SUCCESS;
+}
+
+/* Only puts ask for delivery, never a ring write with immediate data. */
 static int verbs_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
                         uint64_t rkey, bool with_imm, uint32_t imm, bool delivered, mca_btl_rwv_op_t *op)
 {
+    if (delivered && !with_imm && mca_btl_rwv_verbs_rail (conn->rail)->iwarp) {
+        return verbs_write_fenced (conn, buf, len, ((struct ibv_mr *) desc)->lkey, raddr, rkey, op);
+    }
     return verbs_post (conn, verbs_write_opcode (with_imm), buf, len, ((struct ibv_mr *) desc)->lkey, 0, raddr,
                        rkey, imm, op);
 }

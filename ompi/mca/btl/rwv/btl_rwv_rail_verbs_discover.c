@@ -125,7 +125,10 @@ static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index
     rail->super.ordered_placement = false;
     rail->super.max_batch = MCA_BTL_RWV_MAX_BATCH;
     rail->super.batch_imm = true;
-    rail->super.reads_after_writes = false;
+    /* a flush marker: on iWARP, whose writes complete before they are
+     * delivered, a read, which RDMAP answers only once the writes before it
+     * are placed; on InfiniBand and RoCE a write, acknowledged once delivered */
+    rail->super.reads_after_writes = rail->iwarp;
     rail->super.numa_node = verbs_numa_node (rail->device);
     snprintf (rail->super.ifname, sizeof (rail->super.ifname), "%s", ifa->ifa_name);
     mca_btl_rwv_ip_from_sockaddr (ifa->ifa_addr, &ip);
