@@ -80,15 +80,16 @@ fi
 # environment under 4.1), never lowers it, and leaves a value the user set
 # on the command line or in a parameter file alone
 buffer_size () {
-    mpirun -np 2 --mca btl self,rwv "$@" "$showcvar" osc_rdma_buffer_size 2>&1 | sed -n 's/^osc_rdma_buffer_size //p'
+    run_job 120 mpirun -np 2 --mca btl self,rwv "$@" "$showcvar" osc_rdma_buffer_size 2>&1 |
+        sed -n 's/^osc_rdma_buffer_size //p'
 }
 printf '# a site setting\n  osc_rdma_buffer_size = 131072\n' > "$conf"
 got="$(buffer_size) $(buffer_size --mca btl_rwv_osc_buffer_size 262144) $(buffer_size --mca btl_rwv_osc_buffer_size 0)"
 got="$got $(buffer_size --mca btl_rwv_osc_buffer_size 16384) $(buffer_size --mca osc_rdma_buffer_size 65536)"
-got="$got $(buffer_size --mca mca_base_param_files "$conf")"
+got="$got $(buffer_size --mca mca_base_param_files "/nonexistent/mca-params.conf,$conf")"
 want="1048576 262144 32768 32768 65536 131072"
 if [ "$got" = "$want" ]; then
-    echo "ok - osc_rdma_buffer_size as osc/rdma sees it: 1 MiB by default, btl_rwv_osc_buffer_size 256 KiB, 0 and 16 KiB leave 32 KiB, --mca osc_rdma_buffer_size and a parameter file win ($got)"
+    echo "ok - osc_rdma_buffer_size as osc/rdma sees it: 1 MiB by default, btl_rwv_osc_buffer_size 256 KiB, 0 and 16 KiB leave 32 KiB, --mca osc_rdma_buffer_size and a file in the list of parameter files win ($got)"
 else
     echo "not ok - osc_rdma_buffer_size as osc/rdma sees it: $got, expected $want"
 fi

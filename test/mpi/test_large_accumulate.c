@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
- * Large accumulates, the pattern of MPICH's rma/large_acc_flush_local:
+ * Large accumulates, modelled on MPICH's rma/large_acc_flush_local:
  * every round creates a window, and in one lock_all epoch every rank
  * adds into the next rank's window 10 times, 256 KiB to 2 MiB of ints
  * (MPI_SUM, each followed by MPI_Win_flush_local), then frees the

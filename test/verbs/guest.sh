@@ -38,8 +38,8 @@ kernel_tree () {
     depmod -b "$cache/root" "$kver"
 }
 
-# soft-iWARP for the guest's kernel: its headers, kbuild and source
-# packages of the same version, from the machine's own apt sources; only
+# soft-iWARP for the guest's kernel: its headers, and the kbuild and
+# source packages that go with them, from the machine's own apt sources; only
 # drivers/infiniband/sw/siw is unpacked and built (about a minute here).
 siw_module () {
     local ko=$cache/siw-$kver/siw.ko work=$cache/siw-build series ver common hdr dir kbuild src

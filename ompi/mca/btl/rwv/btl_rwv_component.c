@@ -279,8 +279,8 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
                              rail->bandwidth > 0 ? "bandwidth configured" : "bandwidth measured",
                              c->eager_slots, c->eager_slot_size, c->hot_peers, c->cold_slots, c->cold_slot_size);
     }
+    mca_btl_rwv_size_osc_buffers (); /* may setenv: before our thread starts */
     mca_btl_rwv_cm_thread_start ();
-    mca_btl_rwv_size_osc_buffers ();
     modules[0] = &module->super;
     *num_btls = 1;
     return modules;

@@ -95,7 +95,8 @@ static bool rwv_file_sets (const char *file, const char *name)
 }
 
 /* Did the user set osc/rdma's NAME in the environment or in one of the
- * MCA parameter files (mpirun's -mca and --tune reach us as environment)? */
+ * MCA parameter files, a comma-separated list (mpirun's -mca and --tune
+ * reach us as environment)? */
 static bool rwv_osc_user_set (const char *name)
 {
     int index = mca_base_var_find ("opal", "mca", "base", "param_files");
@@ -113,7 +114,7 @@ static bool rwv_osc_user_set (const char *name)
         return false;
     }
     set = false;
-    for (file = strtok_r (list, ":", &save) ; !set && NULL != file ; file = strtok_r (NULL, ":", &save)) {
+    for (file = strtok_r (list, ",", &save) ; !set && NULL != file ; file = strtok_r (NULL, ",", &save)) {
         set = rwv_file_sets (file, var);
     }
     free (list);

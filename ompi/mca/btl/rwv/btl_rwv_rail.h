@@ -148,7 +148,7 @@ struct mca_btl_rwv_rail_t {
                                      * rails take either, and leave it false) */
     bool virt_addr;                 /* remote addresses are virtual, not offsets */
     bool ordered_placement;         /* a write's bytes land in order: poll mode is safe */
-    bool reads_after_writes;        /* a read sees every earlier write on its connection (FI_ORDER_RAW) */
+    bool reads_after_writes;        /* a read sees every earlier write on its connection (FI_ORDER_RAW, iWARP) */
     int num_conns;                  /* connections on this rail: no CQ to poll without them */
     int num_polled;                 /* of those, on the polled list (btl_rwv_progress.c) */
     char ifname[32];                /* the network interface, for link checks and NUMA */

@@ -6,8 +6,9 @@
  * InfiniBand through IPoIB).  This file moves data; connections are in
  * btl_rwv_rail_verbs_cm.c.
  *
- *   writes       IBV_WR_RDMA_WRITE(_WITH_IMM), signalled; a small write
- *                goes inline, so its buffer is free when the post returns.
+ *   writes       IBV_WR_RDMA_WRITE(_WITH_IMM), signalled when an op waits
+ *                on it; a small write goes inline, so its buffer is free
+ *                when the post returns.
  *                On InfiniBand and RoCE an RC completion means the target
  *                acknowledged the data: a write is delivered when it
  *                completes.  On iWARP it means only that TCP holds the
@@ -500,12 +501,14 @@ static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_w
         return;
     }
     mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REAPED);
-    if (0 == wc->wr_id) {
-        return; /* an inline write */
-    }
+    /* said here for requests without an op too: the write of a fenced
+     * pair fails, and its read is only flushed after it */
     if (IBV_WC_SUCCESS != wc->status && IBV_WC_WR_FLUSH_ERR != wc->status) {
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: operation failed: %s", rail->super.name, ibv_wc_status_str (wc->status));
+    }
+    if (0 == wc->wr_id) {
+        return; /* an inline or fenced write, or a notifying send */
     }
     op = verbs_slot_give ((mca_btl_rwv_verbs_slot_t *) (uintptr_t) (wc->wr_id & ~(uint64_t) MCA_BTL_RWV_VERBS_SLOT_TAG));
     if (NULL != op) {
