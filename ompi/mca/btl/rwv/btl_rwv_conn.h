@@ -212,13 +212,13 @@ static inline bool mca_btl_rwv_conn_ready (const mca_btl_rwv_conn_t *conn)
     return MCA_BTL_RWV_CONN_CONNECTED == conn->state && conn->may_send;
 }
 
-END_C_DECLS
-
 /* The word of the peer's ring tail that flush markers write or read
  * (btl_rwv_flush.c), and iWARP's delivered writes read (btl_rwv_rail_verbs.c). */
 static inline uint64_t mca_btl_rwv_conn_marker_raddr (const mca_btl_rwv_conn_t *conn)
 {
     return conn->peer.tail_raddr + MCA_BTL_RWV_TAIL_MARKER * sizeof (uint64_t);
 }
+
+END_C_DECLS
 
 #endif /* MCA_BTL_RWV_CONN_H */

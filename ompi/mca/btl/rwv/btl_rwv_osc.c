@@ -94,18 +94,16 @@ static bool rwv_file_sets (const char *file, const char *name)
     return sets;
 }
 
-/* Did the user set osc/rdma's NAME in the environment or in one of the
- * MCA parameter files, a comma-separated list (mpirun's -mca and --tune
- * reach us as environment)? */
-static bool rwv_osc_user_set (const char *name)
+/* Did the user set the parameter VAR in the environment (ENV) or in one
+ * of the MCA parameter files, a comma-separated list (mpirun's -mca and
+ * --tune reach us as environment)? */
+static bool rwv_user_set (const char *var, const char *env)
 {
     int index = mca_base_var_find ("opal", "mca", "base", "param_files");
     const mca_base_var_t *files;
-    char var[64], env[80], *list, *file, *save = NULL;
+    char *list, *file, *save = NULL;
     bool set;
 
-    snprintf (var, sizeof (var), "osc_rdma_%s", name);
-    snprintf (env, sizeof (env), "OMPI_MCA_%s", var);
     if (NULL != getenv (env)) {
         return true;
     }
@@ -147,7 +145,8 @@ void mca_btl_rwv_size_osc_buffers (void)
         }
         return;
     }
-    if (size > MCA_BTL_RWV_OSC_RDMA_BUFFER_SIZE && !rwv_osc_user_set ("buffer_size")) {
+    if (size > MCA_BTL_RWV_OSC_RDMA_BUFFER_SIZE &&
+        !rwv_user_set ("osc_rdma_buffer_size", "OMPI_MCA_osc_rdma_buffer_size")) {
         snprintf (text, sizeof (text), "%u", size);
         setenv ("OMPI_MCA_osc_rdma_buffer_size", text, 0);
     }

@@ -217,20 +217,27 @@ static int mca_btl_rwv_rdma_start (mca_btl_rwv_rdma_op_t *request, size_t size,
     return OPAL_SUCCESS;
 }
 
-/* A waiting piece's new rail: any, in turn; but a small put's copy takes
- * the endpoint's put connection, which the eager messages behind it
- * follow (mca_btl_rwv_put_small), so that they keep their order. */
+/* The endpoint's put connection, which the eager messages behind its
+ * small puts follow (mca_btl_rwv_put_small): a ready one replaces one that
+ * is not.  Not ready (or NULL) while no rail is. */
+static mca_btl_rwv_conn_t *mca_btl_rwv_ready_put_conn (mca_btl_rwv_endpoint_t *endpoint)
+{
+    mca_btl_rwv_conn_t *ready[MCA_BTL_RWV_MAX_RAILS];
+
+    if ((NULL == endpoint->put_conn || !mca_btl_rwv_conn_ready (endpoint->put_conn)) &&
+        mca_btl_rwv_endpoint_ready_conns (endpoint, ready) > 0) {
+        endpoint->put_conn = ready[0];
+    }
+    return endpoint->put_conn;
+}
+
+/* A waiting piece's new rail: any, in turn; a small put's copy keeps its
+ * order behind the put connection. */
 static mca_btl_rwv_conn_t *mca_btl_rwv_retry_conn (mca_btl_rwv_rdma_op_t *request, mca_btl_rwv_conn_t **ready, int n)
 {
     mca_btl_rwv_endpoint_t *endpoint = request->endpoint;
 
-    if (NULL == request->copy) {
-        return ready[endpoint->next_rail++ % (unsigned) n];
-    }
-    if (NULL == endpoint->put_conn || !mca_btl_rwv_conn_ready (endpoint->put_conn)) {
-        endpoint->put_conn = ready[0];
-    }
-    return endpoint->put_conn;
+    return NULL == request->copy ? ready[endpoint->next_rail++ % (unsigned) n] : mca_btl_rwv_ready_put_conn (endpoint);
 }
 
 /* Post the waiting pieces where there is a ready rail; give up on those whose peer is gone. */
@@ -377,17 +384,15 @@ void mca_btl_rwv_conn_confirm_puts (mca_btl_rwv_conn_t *conn, uint64_t mark)
 void mca_btl_rwv_conn_repost_puts (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
-    mca_btl_rwv_conn_t *ready[MCA_BTL_RWV_MAX_RAILS], *to;
+    mca_btl_rwv_conn_t *to;
     mca_btl_rwv_rdma_op_t *request;
 
     if (endpoint->put_conn == conn) {
         endpoint->put_conn = NULL;
     }
-    if (NULL == endpoint->put_conn && mca_btl_rwv_endpoint_ready_conns (endpoint, ready) > 0) {
-        endpoint->put_conn = ready[0];
-    }
-    /* none ready yet: posted on the failed one, they go to the retry list */
-    to = NULL != endpoint->put_conn ? endpoint->put_conn : conn;
+    /* none ready yet: posted on a connection not ready, they go to the retry list */
+    to = mca_btl_rwv_ready_put_conn (endpoint);
+    to = NULL != to ? to : conn;
     while (NULL != (request = (mca_btl_rwv_rdma_op_t *) opal_list_remove_first (&conn->kept_puts))) {
         request->kept_conn = NULL;
         if (OPAL_SUCCESS != mca_btl_rwv_rdma_start (request, request->size, &to, 1)) {
