@@ -30,7 +30,7 @@
 
 static const char *counter_names[] = {"btl_rwv_eager_messages", "btl_rwv_writes_posted",
                                       "btl_rwv_completions_requested", "btl_rwv_completions_reaped",
-                                      "btl_rwv_credit_writes"};
+                                      "btl_rwv_credit_writes", "btl_rwv_eager_in_place"};
 #define NUM_COUNTERS (int) (sizeof (counter_names) / sizeof (counter_names[0]))
 
 typedef struct {
@@ -167,7 +167,7 @@ int main (int argc, char **argv)
     if (0 == rank) {
         printf ("# size_bytes messages_per_s MBps%s (%d pairs, window %d, %s, medians of %d)\n",
                 want_counters && counters.found ?
-                    " writes/msg completions_requested/msg completions_reaped/msg credit_writes/msg" : "",
+                    " writes/msg completions_requested/msg completions_reaped/msg credit_writes/msg in_place/msg" : "",
                 pairs, window, both ? "both directions" : "one direction", repeats);
     }
     for (int a = optind ; a < argc ; ++a) {

@@ -106,18 +106,20 @@ done
 
 echo "## Message rate between 2 emulated nodes, 1 rail (window 64, one direction; messages per second)"
 echo
-echo "| size | raw fi_write | tcp | rwv | rwv vs tcp | rwv vs raw | rwv: rail writes per message | completions asked | credit writes | rwv unbatched | its writes per message |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| size | raw fi_write | tcp | rwv | rwv vs tcp | rwv vs raw | rwv: rail writes per message | completions asked | credit writes | sent in place | rwv unbatched | its writes per message |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for s in $sizes; do
     r=$(cell net raw "$s" 2); t=$(cell net tcp "$s" 2); v=$(cell net rwv "$s" 2)
     echo "| $(bench_size "$s") | $(krate "$r") | $(krate "$t") | $(krate "$v") | $(bench_ratio "$v" "$t") |" \
          "$(bench_ratio "$v" "$r") | $(cell net rwv "$s" 4) | $(cell net rwv "$s" 5) | $(cell net rwv "$s" 7) |" \
+         "$(cell net rwv "$s" 8) |" \
          "$(krate "$(cell net rwv1 "$s" 2)") | $(cell net rwv1 "$s" 4) |"
 done
 echo
 echo "raw: test/bench/bench_fi_rma_bw, fi_write on one libfabric tcp endpoint, the same window of 64, each"
 echo "write with its completion. The per-message counts are rwv's MPI_T counters over every rank,"
-echo "divided by the eager messages written (acknowledgements and collectives included). rwv unbatched:"
+echo "divided by the eager messages written (acknowledgements and collectives included); sent in place:"
+echo "the share whose data went from the application's buffer with no copy (btl_rwv_in_place_min). rwv unbatched:"
 echo "btl_rwv_write_batch 1, every eager message its own rail write, as before batches."
 echo
 echo "## Pairs of ranks streaming at once between 2 emulated nodes (osu_mbw_mr style; total messages per second)"

@@ -9,9 +9,15 @@
 #  - one rail: btl/rwv's own counters show fewer rail writes than
 #    messages, and with btl_rwv_write_batch 1 (no batches) more, so the
 #    count tells the two apart;
+#  - messages of 16 KiB and more go from the application's buffer (the
+#    counter of messages sent in place is above 0; the sender refills each
+#    buffer as soon as its send completes, so a send completed before the
+#    transport was done with the buffer shows as wrong bytes), and with
+#    btl_rwv_in_place_min 0 none does;
 #  - the receivers stop calling MPI for 3 s half way (a peer that stops
 #    consuming), both ways at once, and cold rings written with immediate
-#    data (no batches there);
+#    data (no batches there, and the messages too big for a cold slot,
+#    which the peer reads, are copied after all);
 #  - two rails, and one taken down in the middle of the stream: a batch
 #    the dying rail held is replayed on the other, once.
 set -u
@@ -24,29 +30,42 @@ trap 'rm -f "$out" "$err"; cluster_down' EXIT
 two=(-np 2 --map-by node --mca btl self,rwv)
 
 writes_per_message () { sed -n 's/^# writes per message //p' "$out"; }
+in_place_share () { sed -n 's/^# in place per message //p' "$out"; }
 
-stream () { # label check-writes(below|above|-) mpirun-and-stream-args...
-    local label=$1 check=$2 rc w
+# What the counters must show, from CHECKS (comma separated): batched
+# (fewer rail writes than messages), unbatched (as many or more),
+# in_place (some messages sent from the application's buffer), copied (none).
+counters_problem () { # checks writes-per-message in-place-share
+    case ",$1," in *,batched,*) awk -v w="$2" 'BEGIN {exit !(w >= 0.9)}' && echo "$2 rail writes per message, no batches written"; esac
+    case ",$1," in *,unbatched,*) awk -v w="$2" 'BEGIN {exit !(w < 1)}' && echo "$2 rail writes per message with batches turned off"; esac
+    case ",$1," in *,in_place,*) awk -v g="$3" 'BEGIN {exit !(g <= 0)}' && echo "no message was sent in place"; esac
+    case ",$1," in *,copied,*) awk -v g="$3" 'BEGIN {exit !(g > 0)}' && echo "a share of $3 of the messages was sent in place"; esac
+    return 0
+}
+
+stream () { # label checks mpirun-and-stream-args...
+    local label=$1 check=$2 rc w g problem
     shift 2
     run_job 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' job "$(dirname "$0")/../cluster/cluster.sh" "$@" > "$out" 2> "$err"
     rc=$?
-    w=$(writes_per_message)
-    if [ "$rc" -ne 0 ] || ! grep -q '^ok - ' "$out" || [ -z "$w" ]; then
+    w=$(writes_per_message) g=$(in_place_share)
+    if [ "$rc" -ne 0 ] || ! grep -q '^ok - ' "$out" || [ -z "$w" ] || [ -z "$g" ]; then
         echo "not ok - $label: exit $rc"; cat "$out"; grep -v '^$' "$err" | tail -8
-    elif [ "$check" = below ] && ! awk -v w="$w" 'BEGIN {exit !(w < 0.9)}'; then
-        echo "not ok - $label: $w rail writes per message, no batches written"
-    elif [ "$check" = above ] && ! awk -v w="$w" 'BEGIN {exit !(w >= 1)}'; then
-        echo "not ok - $label: $w rail writes per message with batches turned off"
+    elif problem=$(counters_problem "$check" "$w" "$g") && [ -n "$problem" ]; then
+        echo "not ok - $label: $problem"
     else
-        echo "ok - $label: $(sed -n 's/^ok - //p' "$out"), $w rail writes per message"
+        echo "ok - $label: $(sed -n 's/^ok - //p' "$out"), $w rail writes and $g sent in place per message"
     fi
 }
 
 cluster_up 2 1 || exit $?
-stream "batches on one rail" below "${two[@]}" "$bin" -n 150
-stream "btl_rwv_write_batch 1: one write per message" above "${two[@]}" --mca btl_rwv_write_batch 1 "$bin" -n 150
-stream "receivers stop consuming for 3 s, both ways" below "${two[@]}" "$bin" -n 100 -b -p 3
-stream "cold rings (btl_rwv_hot_peers 0), both ways" - "${two[@]}" --mca btl_rwv_hot_peers 0 "$bin" -n 60 -b
+stream "batches on one rail, large messages sent in place" batched,in_place "${two[@]}" "$bin" -n 150
+stream "btl_rwv_write_batch 1: one write per message" unbatched "${two[@]}" --mca btl_rwv_write_batch 1 "$bin" -n 150
+stream "btl_rwv_in_place_min 0: every message copied" batched,copied "${two[@]}" --mca btl_rwv_in_place_min 0 \
+    "$bin" -n 150
+stream "receivers stop consuming for 3 s, both ways" batched,in_place "${two[@]}" "$bin" -n 100 -b -p 3
+stream "cold rings (btl_rwv_hot_peers 0), both ways: large messages copied" copied "${two[@]}" \
+    --mca btl_rwv_hot_peers 0 "$bin" -n 60 -b
 cluster_down
 
 # Stream until told to stop; take r2 of node 2 down once 20 windows have

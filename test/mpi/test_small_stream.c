@@ -14,7 +14,9 @@
  * "# progress N" every TICK windows, for a test to act in the middle; -f
  * FILE: the stream goes on after COUNT windows until FILE exists.
  * At the end rank 0 prints "ok - ..." and, when btl/rwv carried it, the
- * rail writes per eager message over every rank ("# writes per message X").
+ * rail writes per eager message over every rank ("# writes per message X")
+ * and the share of eager messages sent from the application's buffer
+ * ("# in place per message X").
  *
  *   test_small_stream [-n WINDOWS] [-b] [-p SECONDS] [-t TICK] [-f FILE]
  */
@@ -134,9 +136,10 @@ int main (int argc, char **argv)
     int sends = rank < half || both, recvs = rank >= half || both;
     unsigned char *sbuf = malloc ((size_t) WINDOW * MAX_SIZE), *rbuf = malloc ((size_t) WINDOW * MAX_SIZE);
     int go_on = 1;
-    counters_t counters;
+    counters_t counters, in_place;
 
     counters_open (&counters, "btl_rwv_writes_posted", "btl_rwv_eager_messages");
+    counters_open (&in_place, "btl_rwv_eager_in_place", "btl_rwv_eager_messages");
 
     for (int w = 0 ; go_on ; ++w) {
         MPI_Request req[2 * WINDOW];
@@ -171,7 +174,7 @@ int main (int argc, char **argv)
         MPI_Bcast (&go_on, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
     MPI_Reduce (&wrong, &total_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    double writes = counters_ratio (&counters);
+    double writes = counters_ratio (&counters), gathered = counters_ratio (&in_place);
 
     if (0 == rank) {
         printf ("%s - %llu messages of 0 B to %d B per stream in windows of %d, %s%s: %ld wrong bytes\n",
@@ -179,6 +182,9 @@ int main (int argc, char **argv)
                 both ? "both ways" : "one way", pause_s ? ", receivers paused half way" : "", total_wrong);
         if (writes >= 0) {
             printf ("# writes per message %.3f\n", writes);
+        }
+        if (gathered >= 0) {
+            printf ("# in place per message %.3f\n", gathered);
         }
     }
     free (sbuf);

@@ -111,6 +111,7 @@ typedef enum {
     MCA_BTL_RWV_COUNT_REQUESTED,     /* of the rail's operations, those that report their completion */
     MCA_BTL_RWV_COUNT_REAPED,        /* such reports read from a rail's completion queue */
     MCA_BTL_RWV_COUNT_CREDITS,       /* credit words written into a peer's tail over a rail */
+    MCA_BTL_RWV_COUNT_IN_PLACE,      /* eager messages gathered from the application's memory */
     MCA_BTL_RWV_COUNT_MAX,
 } mca_btl_rwv_counter_t;
 
@@ -197,6 +198,7 @@ typedef struct mca_btl_rwv_component_t {
     int stripe_min_size;             /* smallest piece of a striped put or get */
     int stripe_eager_threshold;      /* eager messages this big are split across rails */
     int write_batch;                 /* most waiting eager messages written with one post */
+    int in_place_min;                /* eager data this big is sent from the application's memory; 0: never */
     int eager_rail;                  /* mca_btl_rwv_eager_rail_t */
     bool one_sided;                  /* put rwv first in osc_rdma_btls */
     int osc_buffer_size;             /* osc_rdma_buffer_size, unless the user set it; 0: untouched */

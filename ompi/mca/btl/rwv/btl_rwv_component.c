@@ -226,6 +226,22 @@ static bool rwv_discover_rails (bool thread_safe)
     return told && MCA_BTL_RWV_BACKEND_VERBS == backend;
 }
 
+/* With this flag ob1 gives us an eager message's data through
+ * prepare_src instead of sendi, so that it may stay in the application's
+ * memory (mca_btl_rwv_prepare_src decides per peer): only worth it where
+ * a rail can gather it. */
+static void rwv_offer_in_place (void)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    for (int i = 0 ; i < module->num_rails && mca_btl_rwv_component.in_place_min > 0 ; ++i) {
+        if (module->rails[i]->gather_max >= 3) {
+            module->super.btl_flags |= MCA_BTL_FLAGS_SEND_INPLACE;
+            return;
+        }
+    }
+}
+
 static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_threads, bool enable_mpi_threads)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
@@ -279,6 +295,7 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
                              rail->bandwidth > 0 ? "bandwidth configured" : "bandwidth measured",
                              c->eager_slots, c->eager_slot_size, c->hot_peers, c->cold_slots, c->cold_slot_size);
     }
+    rwv_offer_in_place ();
     mca_btl_rwv_size_osc_buffers (); /* may setenv: before our thread starts */
     mca_btl_rwv_cm_thread_start ();
     modules[0] = &module->super;

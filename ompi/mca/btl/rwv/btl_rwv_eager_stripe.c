@@ -32,14 +32,14 @@ static mca_btl_rwv_frag_t *mca_btl_rwv_eager_piece (mca_btl_rwv_frag_t *whole,
 {
     mca_btl_rwv_frag_t *piece = mca_btl_rwv_frag_alloc (whole->endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);
     mca_btl_rwv_stripe_hdr_t hdr = {.id = id, .offset = (uint32_t) offset,
-                                    .total = (uint32_t) whole->segment.seg_len};
+                                    .total = (uint32_t) whole->segments[0].seg_len};
 
     if (NULL == piece) {
         return NULL;
     }
     memcpy (piece->buf, &hdr, sizeof (hdr));
     memcpy (piece->buf + sizeof (hdr), whole->buf + offset, len);
-    piece->segment.seg_len = sizeof (hdr) + len;
+    piece->segments[0].seg_len = sizeof (hdr) + len;
     piece->tag = whole->tag;
     piece->hdr_flags = MCA_BTL_RWV_HDR_FLAG_STRIPE;
     piece->parent = whole;
@@ -55,7 +55,7 @@ bool mca_btl_rwv_eager_stripe (mca_btl_rwv_endpoint_t *endpoint,
     uint32_t id = endpoint->next_stripe_id;
     int n = mca_btl_rwv_endpoint_ready_conns (endpoint, conns);
 
-    if (n < 2 || (n = mca_btl_rwv_stripe_plan (conns, n, frag->segment.seg_len, MCA_BTL_RWV_EAGER_PIECE_MIN,
+    if (n < 2 || (n = mca_btl_rwv_stripe_plan (conns, n, frag->segments[0].seg_len, MCA_BTL_RWV_EAGER_PIECE_MIN,
                                                lens)) < 2) {
         return false;
     }
@@ -92,7 +92,7 @@ static mca_btl_rwv_frag_t *mca_btl_rwv_reassembly_find (mca_btl_rwv_endpoint_t *
         whole->stripe_id = hdr->id;
         whole->received = 0;
         whole->tag = tag;
-        whole->segment.seg_len = hdr->total;
+        whole->segments[0].seg_len = hdr->total;
         opal_list_append (&endpoint->reassembly, &whole->base.super.super);
     }
     return whole;

@@ -5,6 +5,8 @@
  */
 #include "opal_config.h"
 
+#include <string.h>
+
 #include "opal/datatype/opal_convertor.h"
 
 #include "btl_rwv_frag.h"
@@ -13,8 +15,7 @@
 
 static void mca_btl_rwv_frag_construct (mca_btl_rwv_frag_t *frag)
 {
-    frag->base.des_segments = &frag->segment;
-    frag->base.des_segment_count = 1;
+    frag->base.des_segments = frag->segments;
 }
 
 OBJ_CLASS_INSTANCE(mca_btl_rwv_frag_t, mca_btl_base_descriptor_t, mca_btl_rwv_frag_construct, NULL);
@@ -63,8 +64,9 @@ static mca_btl_rwv_frag_t *mca_btl_rwv_frag_get (opal_free_list_t *list, struct 
     frag->base.des_flags = flags;
     frag->base.des_cbfunc = NULL;
     frag->base.order = MCA_BTL_NO_ORDER;
-    frag->segment.seg_addr.pval = frag->buf;
-    frag->segment.seg_len = 0;
+    frag->segments[0].seg_addr.pval = frag->buf;
+    frag->segments[0].seg_len = 0;
+    frag->base.des_segment_count = 1;
     return frag;
 }
 
@@ -184,7 +186,7 @@ mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
-    frag->segment.seg_len = size;
+    frag->segments[0].seg_len = size;
     return &frag->base;
 }
 
@@ -195,17 +197,64 @@ int mca_btl_rwv_free (mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des
     return OPAL_SUCCESS;
 }
 
-/* Always a copy into a registered send buffer: the eager write needs the
- * header right after the payload in registered memory. */
+void mca_btl_rwv_frag_flatten (mca_btl_rwv_frag_t *frag)
+{
+    if (mca_btl_rwv_frag_in_place (frag)) {
+        memcpy (frag->buf + frag->segments[0].seg_len, frag->segments[1].seg_addr.pval, frag->segments[1].seg_len);
+        frag->segments[0].seg_len += frag->segments[1].seg_len;
+        frag->base.des_segment_count = 1;
+    }
+}
+
+/* Can SIZE bytes of the convertor's data stay in the application's memory
+ * until the write gathers them?  Only contiguous data, big enough that
+ * the copy costs more than the gather (and leaves our header room in the
+ * buffer), to a peer on another node with one rail (a multi-rail peer's
+ * messages are kept for replay) whose transport reads memory it was not
+ * given a registration for. */
+static bool mca_btl_rwv_in_place_ok (const mca_btl_rwv_endpoint_t *endpoint, opal_convertor_t *convertor,
+                                     size_t size)
+{
+    int min = mca_btl_rwv_component.in_place_min;
+
+    return min > 0 && size >= (size_t) min && size >= sizeof (mca_btl_rwv_eager_hdr_t) && !endpoint->self && !endpoint->same_node &&
+        1 == endpoint->num_rails && mca_btl_rwv_component.module->rails[endpoint->rails[0]]->gather_max >= 3 &&
+        !opal_convertor_need_buffers (convertor);
+}
+
+/* The PML's data after its header in the buffer, or, IN_PLACE, left where
+ * it is: given no buffer, the convertor hands out a pointer to
+ * contiguous data instead of copying it. */
+static int mca_btl_rwv_frag_pack (mca_btl_rwv_frag_t *frag, opal_convertor_t *convertor, size_t reserve,
+                                  size_t *size, bool in_place)
+{
+    struct iovec iov = {.iov_base = in_place ? NULL : frag->buf + reserve, .iov_len = *size};
+    uint32_t iov_count = 1;
+    size_t max_data = *size;
+
+    if (OPAL_UNLIKELY(opal_convertor_pack (convertor, &iov, &iov_count, &max_data) < 0)) {
+        return OPAL_ERROR;
+    }
+    *size = max_data;
+    frag->segments[0].seg_len = reserve + (in_place ? 0 : max_data);
+    if (in_place) {
+        frag->segments[1].seg_addr.pval = iov.iov_base;
+        frag->segments[1].seg_len = max_data;
+        frag->base.des_segment_count = 2;
+    }
+    return OPAL_SUCCESS;
+}
+
+/* A registered send buffer with room for the whole message, which holds
+ * it all, or only the PML's header when the data is sent in place (the
+ * room is for a path that turns out to need a copy after all). */
 mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t *btl,
                                                            mca_btl_base_endpoint_t *endpoint,
                                                            opal_convertor_t *convertor, uint8_t order,
                                                            size_t reserve, size_t *size, uint32_t flags)
 {
     mca_btl_rwv_frag_t *frag;
-    struct iovec iov;
-    uint32_t iov_count = 1;
-    size_t max_data;
+    int rc;
 
     if (reserve + *size > mca_btl_rwv_max_payload ()) {
         *size = mca_btl_rwv_max_payload () - reserve;
@@ -214,13 +263,10 @@ mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t *btl,
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
-    iov.iov_base = frag->buf + reserve;
-    iov.iov_len = max_data = *size;
-    if (OPAL_UNLIKELY(opal_convertor_pack (convertor, &iov, &iov_count, &max_data) < 0)) {
+    rc = mca_btl_rwv_frag_pack (frag, convertor, reserve, size, mca_btl_rwv_in_place_ok (endpoint, convertor, *size));
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != rc)) {
         mca_btl_rwv_frag_return (frag);
         return NULL;
     }
-    *size = max_data;
-    frag->segment.seg_len = reserve + max_data;
     return &frag->base;
 }

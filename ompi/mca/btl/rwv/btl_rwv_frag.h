@@ -3,6 +3,8 @@
  * Send descriptors, and the requests of puts, gets and atomics.  The
  * sender builds an eager message (btl_rwv_wire.h) in a registered send
  * buffer and writes it with one RDMA write ending exactly at its slot's end.
+ * A message sent in place keeps only the PML's header in that buffer: its
+ * data stays in the application's memory, which the write gathers.
  */
 #ifndef MCA_BTL_RWV_FRAG_H
 #define MCA_BTL_RWV_FRAG_H
@@ -29,7 +31,8 @@ static inline size_t mca_btl_rwv_max_payload (void)
 
 typedef struct mca_btl_rwv_frag_t {
     mca_btl_base_descriptor_t base;
-    mca_btl_base_segment_t segment;
+    /* the message: in buf, then (sent in place) the application's own memory */
+    mca_btl_base_segment_t segments[2];
     mca_btl_rwv_op_t op;                  /* completion of the ring write */
     struct mca_btl_base_endpoint_t *endpoint;
     unsigned char *buf;                   /* registered: payload, then room for the header */
@@ -119,6 +122,18 @@ static inline bool mca_btl_rwv_frag_stays_on_conn (const mca_btl_rwv_frag_t *fra
     return MCA_BTL_RWV_TAG_RING == frag->tag;
 }
 
+/* Is part of FRAG's message still in the application's memory? */
+static inline bool mca_btl_rwv_frag_in_place (const mca_btl_rwv_frag_t *frag)
+{
+    return 2 == frag->base.des_segment_count;
+}
+
+/* The bytes of FRAG's message, wherever they are. */
+static inline size_t mca_btl_rwv_frag_len (const mca_btl_rwv_frag_t *frag)
+{
+    return frag->segments[0].seg_len + (mca_btl_rwv_frag_in_place (frag) ? frag->segments[1].seg_len : 0);
+}
+
 /* CTX: the free list the item belongs to */
 int mca_btl_rwv_frag_init (opal_free_list_item_t *item, void *ctx);
 mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags);
@@ -132,6 +147,9 @@ mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *
                                                          struct mca_btl_base_endpoint_t *endpoint,
                                                          uint8_t order, size_t size, uint32_t flags);
 int mca_btl_rwv_free (mca_btl_base_module_t *btl, mca_btl_base_descriptor_t *des);
+/* Copy the part sent in place into the buffer, after the rest: a peer
+ * that reads the message, or a shared ring, needs it whole there. */
+void mca_btl_rwv_frag_flatten (mca_btl_rwv_frag_t *frag);
 mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t *btl,
                                                     struct mca_btl_base_endpoint_t *endpoint,
                                                     opal_convertor_t *convertor, uint8_t order,

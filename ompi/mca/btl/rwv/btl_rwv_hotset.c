@@ -215,7 +215,7 @@ static bool rwv_hot_send_ring (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_slots
         ((mca_btl_rwv_eager_hdr_t *) (target->base + (size_t) (s + 1) * target->slot_size))[-1].seq = 0;
     }
     memcpy (frag->buf, &msg, sizeof (msg));
-    frag->segment.seg_len = sizeof (msg);
+    frag->segments[0].seg_len = sizeof (msg);
     frag->tag = MCA_BTL_RWV_TAG_RING;
     conn->local.next = *target;
     conn->local.generation++;

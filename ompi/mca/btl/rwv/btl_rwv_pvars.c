@@ -95,6 +95,9 @@ static void rwv_pvar_register_counters (const mca_base_component_t *component, i
         [MCA_BTL_RWV_COUNT_CREDITS] = {"credit_writes",
             "Writes of a credit word into a peer's ring over a rail: the receiver said what it consumed "
             "because it had no message of its own to carry it"},
+        [MCA_BTL_RWV_COUNT_IN_PLACE] = {"eager_in_place",
+            "Eager messages whose data went from the application's buffer into the peer's ring with no copy "
+            "into a send buffer (btl_rwv_in_place_min)"},
     };
 
     for (int i = 0 ; i < MCA_BTL_RWV_COUNT_MAX ; ++i) {

@@ -9,6 +9,7 @@
 #define MCA_BTL_RWV_RAIL_H
 
 #include <arpa/inet.h>
+#include <sys/uio.h>
 
 #include "btl_rwv.h"
 #include "btl_rwv_addr.h"
@@ -107,6 +108,11 @@ typedef struct mca_btl_rwv_rail_ops_t {
      * NULL where rail->max_batch is below 2 */
     int (*writev) (struct mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, int count, uint64_t rkey,
                    bool with_imm);
+    /* one write gathered from COUNT pieces of local memory that need no
+     * registration (at most rail->gather_max) into one remote place; NULL
+     * where gather_max is 0 */
+    int (*write_gather) (struct mca_btl_rwv_conn_t *conn, const struct iovec *iov, int count, uint64_t raddr,
+                         uint64_t rkey, bool with_imm, uint32_t imm, mca_btl_rwv_op_t *op);
     /* a small write whose buffer is free on return, with no completion */
     int (*inject_write) (struct mca_btl_rwv_conn_t *conn, const void *buf, size_t len,
                          uint64_t raddr, uint64_t rkey, bool with_imm, uint32_t imm);
@@ -142,6 +148,8 @@ struct mca_btl_rwv_rail_t {
     int cm_fd;                      /* readable when connection events wait; -1: none */
     size_t inject_size;             /* largest inject_write */
     int max_batch;                  /* most writes one writev posts; below 2: no writev */
+    int gather_max;                 /* pieces of unregistered memory one write_gather takes; 0: the transport
+                                     * reads only registered memory (verbs, FI_MR_LOCAL) */
     bool batch_imm;                 /* each write of a batch may carry its own immediate data */
     bool notify_by_send;            /* a libfabric rail that tells of ring writes by sends, not remote CQ
                                      * data, and posts receives for them: both ends must agree (verbs

@@ -255,6 +255,18 @@ static ssize_t ofi_write_delivered (mca_btl_rwv_conn_t *conn, const void *buf, s
     return fi_writemsg (ofi_ep (conn), &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
 }
 
+/* A ring write the transport took: counted, and told by a send where the
+ * rail does not carry immediate data. */
+static int ofi_write_posted (mca_btl_rwv_conn_t *conn, bool by_send)
+{
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
+    if (by_send) {
+        mca_btl_rwv_ofi_notify (conn);
+    }
+    return OPAL_SUCCESS;
+}
+
 static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
                       uint64_t rkey, bool with_imm, uint32_t imm, bool delivered, mca_btl_rwv_op_t *op)
 {
@@ -273,12 +285,30 @@ static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, voi
         mca_btl_rwv_op_posted (op, false);
         return ofi_errno_to_opal (rc);
     }
-    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
-    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
-    if (by_send) {
-        mca_btl_rwv_ofi_notify (conn);
+    return ofi_write_posted (conn, by_send);
+}
+
+/* With no FI_MR_LOCAL the provider reads local memory unregistered (no
+ * descriptors): the application's buffer goes to the wire as it is. */
+static int ofi_write_gather (mca_btl_rwv_conn_t *conn, const struct iovec *iov, int count, uint64_t raddr,
+                             uint64_t rkey, bool with_imm, uint32_t imm, mca_btl_rwv_op_t *op)
+{
+    bool by_send = with_imm && conn->rail->notify_by_send, data = with_imm && !by_send;
+    struct fi_rma_iov rma_iov = {.addr = raddr, .len = 0, .key = rkey};
+    struct fi_msg_rma msg = {.msg_iov = iov, .iov_count = (size_t) count, .rma_iov = &rma_iov, .rma_iov_count = 1,
+                             .context = op, .data = imm};
+    ssize_t rc;
+
+    for (int i = 0 ; i < count ; ++i) {
+        rma_iov.len += iov[i].iov_len;
     }
-    return OPAL_SUCCESS;
+    mca_btl_rwv_op_posted (op, true); /* before: another thread may see it complete */
+    rc = fi_writemsg (ofi_ep (conn), &msg, FI_COMPLETION | (data ? FI_REMOTE_CQ_DATA : 0));
+    if (0 != rc) {
+        mca_btl_rwv_op_posted (op, false);
+        return ofi_errno_to_opal (rc);
+    }
+    return ofi_write_posted (conn, by_send);
 }
 
 OBJ_CLASS_INSTANCE(mca_btl_rwv_ofi_batch_t, opal_free_list_item_t, NULL, NULL);
@@ -523,6 +553,7 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
     .disconnect = ofi_disconnect,
     .write = ofi_write,
     .writev = ofi_writev,
+    .write_gather = ofi_write_gather,
     .inject_write = ofi_inject_write,
     .read = ofi_read,
     .mr_reg = ofi_mr_reg,

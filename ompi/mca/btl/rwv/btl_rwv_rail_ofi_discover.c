@@ -268,6 +268,7 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int 
     rail->super.addr.loopback = mca_btl_rwv_ip_is_loopback (ip);
     rail->super.inject_size = info->tx_attr->inject_size;
     rail->super.max_batch = (int) ofi_batch_limit (info);
+    rail->super.gather_max = info->domain_attr->mr_mode & FI_MR_LOCAL ? 0 : (int) info->tx_attr->iov_limit;
     rail->super.virt_addr = !!(info->domain_attr->mr_mode & FI_MR_VIRT_ADDR);
     /* tcp copies each write from the socket into memory in stream order */
     rail->super.ordered_placement = 0 == strcmp (info->fabric_attr->prov_name, "tcp");

@@ -194,10 +194,46 @@ static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
     mca_btl_rwv_advance (conn);
 }
 
+/* Does CONN's transport gather a message from the application's memory
+ * into the peer's slot (not a ring we store into)? */
+static bool mca_btl_rwv_conn_gathers (const mca_btl_rwv_conn_t *conn)
+{
+    return NULL == conn->peer.ring && conn->rail->gather_max >= 3;
+}
+
+/* The PML's header from FRAG's buffer, its data from the application's
+ * memory, then padding and our header, which wait in FRAG's buffer after
+ * the PML's header until the write is done. */
+static int mca_btl_rwv_write_in_place (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
+{
+    const mca_btl_base_segment_t *seg = frag->segments;
+    size_t len = seg[0].seg_len + seg[1].seg_len, pad = MCA_BTL_RWV_PAD8(len) - len;
+    unsigned char *trailer = frag->buf + MCA_BTL_RWV_PAD8(seg[0].seg_len);
+    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, frag->tag, frag->hdr_flags, frag);
+    struct iovec iov[3] = {{.iov_base = frag->buf, .iov_len = seg[0].seg_len},
+                           {.iov_base = seg[1].seg_addr.pval, .iov_len = seg[1].seg_len},
+                           {.iov_base = trailer, .iov_len = pad + HDR_SIZE}};
+    int rc;
+
+    memset (trailer, 0, pad);
+    memcpy (trailer + pad, &hdr, HDR_SIZE);
+    rc = conn->rail->ops->write_gather (conn, iov, 3, mca_btl_rwv_slot_raddr (conn, pad + len + HDR_SIZE),
+                                        conn->peer.ring_rkey, conn->peer.notify_imm, mca_btl_rwv_imm (conn), &frag->op);
+    if (OPAL_SUCCESS == rc) {
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_IN_PLACE);
+    }
+    return rc;
+}
+
 /* FRAG into the peer's slot. */
 static int mca_btl_rwv_write_slot (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
-    size_t total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, frag->hdr_flags, frag);
+    size_t total;
+
+    if (mca_btl_rwv_frag_in_place (frag)) {
+        return mca_btl_rwv_write_in_place (conn, frag);
+    }
+    total = mca_btl_rwv_build (conn, frag->buf, frag->segments[0].seg_len, frag->tag, frag->hdr_flags, frag);
 
     return mca_btl_rwv_ring_write (conn, frag->buf, total, frag->reg->desc[conn->rail->index],
                                    mca_btl_rwv_slot_raddr (conn, total), &frag->op);
@@ -213,7 +249,7 @@ static int mca_btl_rwv_write_fetch (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t
     unsigned char buf[MCA_BTL_RWV_PAD8(sizeof (mca_btl_rwv_fetch_hdr_t)) + HDR_SIZE];
     mca_btl_rwv_fetch_hdr_t fetch = {
         .raddr = mca_btl_rwv_rail_raddr (rail, (uint64_t) (uintptr_t) frag->reg->base.base, (uint64_t) (uintptr_t) frag->buf),
-        .rkey = frag->reg->handle.rkey[rail->index], .len = (uint32_t) frag->segment.seg_len,
+        .rkey = frag->reg->handle.rkey[rail->index], .len = (uint32_t) frag->segments[0].seg_len,
     };
     size_t total;
     int rc;
@@ -254,9 +290,12 @@ static void mca_btl_rwv_frag_written (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag
 
 static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
-    bool fetched = !mca_btl_rwv_fits_slot (conn, frag->segment.seg_len);
+    bool fetched = !mca_btl_rwv_fits_slot (conn, mca_btl_rwv_frag_len (frag));
     int rc;
 
+    if (fetched || !mca_btl_rwv_conn_gathers (conn)) {
+        mca_btl_rwv_frag_flatten (frag);
+    }
     mca_btl_rwv_frag_begin (conn, frag);
     rc = fetched ? mca_btl_rwv_write_fetch (conn, frag) : mca_btl_rwv_write_slot (conn, frag);
     if (OPAL_SUCCESS != rc) {
@@ -274,11 +313,14 @@ static int mca_btl_rwv_batch_limit (const mca_btl_rwv_conn_t *conn)
         mca_btl_rwv_component.write_batch;
 }
 
-/* Is a frag waiting on CONN, to be written into its slot (not read by the peer from here)? */
+/* Is a frag waiting on CONN, to be written into its slot from its buffer
+ * (not read by the peer from here, nor gathered from the application)? */
 static bool mca_btl_rwv_slot_waits (mca_btl_rwv_conn_t *conn)
 {
-    return !opal_list_is_empty (&conn->pending) &&
-        mca_btl_rwv_fits_slot (conn, ((mca_btl_rwv_frag_t *) opal_list_get_first (&conn->pending))->segment.seg_len);
+    const mca_btl_rwv_frag_t *frag = (const mca_btl_rwv_frag_t *) opal_list_get_first (&conn->pending);
+
+    return !opal_list_is_empty (&conn->pending) && !mca_btl_rwv_frag_in_place (frag) &&
+        mca_btl_rwv_fits_slot (conn, frag->segments[0].seg_len);
 }
 
 /* Does what waits on CONN start a batch: two frags or more, the first
@@ -328,7 +370,7 @@ static int mca_btl_rwv_write_batch (mca_btl_rwv_conn_t *conn)
         size_t total;
 
         mca_btl_rwv_frag_begin (conn, frag);
-        total = mca_btl_rwv_build (conn, frag->buf, frag->segment.seg_len, frag->tag, frag->hdr_flags, frag);
+        total = mca_btl_rwv_build (conn, frag->buf, frag->segments[0].seg_len, frag->tag, frag->hdr_flags, frag);
         iov[count] = (mca_btl_rwv_iov_t) {.buf = frag->buf, .len = total, .desc = frag->reg->desc[conn->rail->index],
             .raddr = mca_btl_rwv_slot_raddr (conn, total), .imm = mca_btl_rwv_imm (conn), .op = &frag->op};
         frags[count++] = frag;
@@ -446,13 +488,13 @@ int mca_btl_rwv_send (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpo
     frag->endpoint = endpoint;
 
     if (endpoint->self) {
-        mca_btl_rwv_deliver (endpoint, tag, frag->buf, frag->segment.seg_len);
+        mca_btl_rwv_deliver (endpoint, tag, frag->buf, frag->segments[0].seg_len);
         mca_btl_rwv_frag_complete (frag, OPAL_SUCCESS);
         return OPAL_SUCCESS;
     }
 
     MCA_BTL_RWV_LOCK(module);
-    if (!(mca_btl_rwv_should_stripe (endpoint, frag->segment.seg_len) &&
+    if (!(mca_btl_rwv_should_stripe (endpoint, frag->segments[0].seg_len) &&
           mca_btl_rwv_eager_stripe (endpoint, frag))) {
         rc = mca_btl_rwv_endpoint_send_frag (endpoint, frag);
     }
@@ -525,7 +567,7 @@ static int mca_btl_rwv_inject_kept (mca_btl_rwv_conn_t *conn, opal_convertor_t *
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
-    frag->segment.seg_len = len;
+    frag->segments[0].seg_len = len;
     frag->tag = tag;
     if (OPAL_SUCCESS != mca_btl_rwv_inject (conn, frag->buf, len, tag, 0)) {
         mca_btl_rwv_frag_return (frag);
@@ -576,7 +618,7 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
             rc = mca_btl_rwv_inject_kept (conn, convertor, header, header_size, payload_size, tag);
         } else if (NULL != (frag = mca_btl_rwv_frag_alloc_sized (endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, len))) {
             mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
-            frag->segment.seg_len = len;
+            frag->segments[0].seg_len = len;
             frag->tag = tag;
             if (!(mca_btl_rwv_should_stripe (endpoint, len) && mca_btl_rwv_eager_stripe (endpoint, frag))) {
                 mca_btl_rwv_conn_send_frag (conn, frag); /* packed: ours now, queued if need be */
