@@ -234,7 +234,10 @@ static void rwv_offer_in_place (void)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
 
-    for (int i = 0 ; i < module->num_rails && mca_btl_rwv_component.in_place_min > 0 ; ++i) {
+    if (0 == mca_btl_rwv_component.in_place_min) {
+        return;
+    }
+    for (int i = 0 ; i < module->num_rails ; ++i) {
         if (module->rails[i]->gather_max >= 3) {
             module->super.btl_flags |= MCA_BTL_FLAGS_SEND_INPLACE;
             return;

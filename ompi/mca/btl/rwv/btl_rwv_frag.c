@@ -75,7 +75,8 @@ mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endp
     return mca_btl_rwv_frag_get (&mca_btl_rwv_component.module->eager_frags, endpoint, flags);
 }
 
-/* The header goes right after the payload, in the same buffer. */
+/* The header goes right after the payload, in the same buffer (room for
+ * all of it even when the data is sent in place: it may be copied later). */
 mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc_sized (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags,
                                                   size_t bytes)
 {
@@ -217,8 +218,8 @@ static bool mca_btl_rwv_in_place_ok (const mca_btl_rwv_endpoint_t *endpoint, opa
 {
     int min = mca_btl_rwv_component.in_place_min;
 
-    return min > 0 && size >= (size_t) min && size >= sizeof (mca_btl_rwv_eager_hdr_t) && !endpoint->self && !endpoint->same_node &&
-        1 == endpoint->num_rails && mca_btl_rwv_component.module->rails[endpoint->rails[0]]->gather_max >= 3 &&
+    return min > 0 && size >= (size_t) min && size >= sizeof (mca_btl_rwv_eager_hdr_t) && !endpoint->self &&
+        !endpoint->same_node && 1 == endpoint->num_rails && mca_btl_rwv_component.module->rails[endpoint->rails[0]]->gather_max >= 3 &&
         !opal_convertor_need_buffers (convertor);
 }
 

@@ -35,7 +35,7 @@ typedef struct mca_btl_rwv_frag_t {
     mca_btl_base_segment_t segments[2];
     mca_btl_rwv_op_t op;                  /* completion of the ring write */
     struct mca_btl_base_endpoint_t *endpoint;
-    unsigned char *buf;                   /* registered: payload, then room for the header */
+    unsigned char *buf;                   /* registered: payload (sent in place: the PML's header), then our header */
     opal_free_list_t *list;               /* the pool it came from: eager or small buffers */
     mca_btl_rwv_reg_t *reg;
     mca_btl_base_tag_t tag;
