@@ -242,6 +242,7 @@ int mca_btl_rwv_module_init (void);
 /* btl_rwv_send.c */
 int mca_btl_rwv_send (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                       mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag);
+/* btl_rwv_sendi.c */
 int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                        struct opal_convertor_t *convertor, void *header, size_t header_size,
                        size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,

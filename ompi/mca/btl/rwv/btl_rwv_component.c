@@ -238,7 +238,7 @@ static void rwv_offer_in_place (void)
         return;
     }
     for (int i = 0 ; i < module->num_rails ; ++i) {
-        if (module->rails[i]->gather_max >= 3) {
+        if (mca_btl_rwv_rail_gathers (module->rails[i])) {
             module->super.btl_flags |= MCA_BTL_FLAGS_SEND_INPLACE;
             return;
         }

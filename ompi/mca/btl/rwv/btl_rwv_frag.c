@@ -219,7 +219,8 @@ static bool mca_btl_rwv_in_place_ok (const mca_btl_rwv_endpoint_t *endpoint, opa
     int min = mca_btl_rwv_component.in_place_min;
 
     return min > 0 && size >= (size_t) min && size >= sizeof (mca_btl_rwv_eager_hdr_t) && !endpoint->self &&
-        !endpoint->same_node && 1 == endpoint->num_rails && mca_btl_rwv_component.module->rails[endpoint->rails[0]]->gather_max >= 3 &&
+        !endpoint->same_node && 1 == endpoint->num_rails &&
+        mca_btl_rwv_rail_gathers (mca_btl_rwv_component.module->rails[endpoint->rails[0]]) &&
         !opal_convertor_need_buffers (convertor);
 }
 

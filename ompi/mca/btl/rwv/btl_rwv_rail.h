@@ -166,6 +166,13 @@ struct mca_btl_rwv_rail_t {
     double link_lost_at;            /* when its link went down, 0 while it is up */
 };
 
+/* Can RAIL gather an eager message sent in place: the PML's header, the
+ * application's data, and padding with our header (three pieces)? */
+static inline bool mca_btl_rwv_rail_gathers (const mca_btl_rwv_rail_t *rail)
+{
+    return rail->gather_max >= 3;
+}
+
 /* Where to address `vaddr' inside memory registered from `base' on `rail'. */
 static inline uint64_t mca_btl_rwv_rail_raddr (const mca_btl_rwv_rail_t *rail, uint64_t base,
                                                uint64_t vaddr)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The eager send path: RDMA writes into the peer's ring, credits, the queue
- * of messages waiting for a connection or for room (the receive side is
- * btl_rwv_recv.c).
+ * of messages waiting for a connection or for room (the immediate send is
+ * btl_rwv_sendi.c, the receive side btl_rwv_recv.c).
  *
  * Credits: we may have at most peer_slots messages in the peer's ring that
  * it has not consumed.  The peer reports how many it consumed in every
@@ -15,7 +15,6 @@
 
 #include <string.h>
 
-#include "opal/datatype/opal_convertor.h"
 #include "opal/sys/atomic.h"
 
 #include "btl_rwv.h"
@@ -23,12 +22,11 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_send.h"
+#include "btl_rwv_slot.h"
 #include "btl_rwv_eager_stripe.h"
 #include "btl_rwv_failover.h"
 #include "btl_rwv_progress.h"
 #include "btl_rwv_recv.h"
-
-#define HDR_SIZE sizeof (mca_btl_rwv_eager_hdr_t)
 
 size_t mca_btl_rwv_ring_bytes (void)
 {
@@ -56,60 +54,10 @@ static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
     return mca_btl_rwv_conn_read_credit_word (conn) && conn->peer.send_seq - conn->peer.consumed < conn->peer.slots;
 }
 
-/* Does a message of LEN bytes fit in a slot of the peer's current ring? */
-static bool mca_btl_rwv_fits_slot (const mca_btl_rwv_conn_t *conn, size_t len)
-{
-    return MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->peer.slot_size;
-}
-
 /* Connected, and the peer has a free slot for us. */
 static bool mca_btl_rwv_conn_writable (mca_btl_rwv_conn_t *conn)
 {
     return mca_btl_rwv_conn_ready (conn) && mca_btl_rwv_has_credit (conn);
-}
-
-/* Where a message of `total' bytes must land to end at its slot's end. */
-static uint64_t mca_btl_rwv_slot_raddr (const mca_btl_rwv_conn_t *conn, size_t total)
-{
-    return conn->peer.ring_raddr + ((uint64_t) conn->peer.next_slot + 1) * conn->peer.slot_size - total;
-}
-
-static uint32_t mca_btl_rwv_imm (const mca_btl_rwv_conn_t *conn)
-{
-    return (conn->peer.conn_id << 16) | conn->peer.next_slot;
-}
-
-/* The header of our next message on CONN; REPLAY: the frag it carries
- * again, whose first connection it names. */
-static mca_btl_rwv_eager_hdr_t mca_btl_rwv_header (const mca_btl_rwv_conn_t *conn, size_t len, mca_btl_base_tag_t tag,
-                                                   uint8_t flags, const mca_btl_rwv_frag_t *replay)
-{
-    mca_btl_rwv_eager_hdr_t hdr = {
-        .len = (uint32_t) len, .tag = tag, .flags = flags, .consumed = conn->local.recv_seq, .seq = conn->peer.send_seq + 1,
-    };
-
-    if (NULL != replay && (flags & MCA_BTL_RWV_HDR_FLAG_REPLAY)) {
-        hdr.replay_rail = replay->replay_rail;
-        hdr.replay_attempt = replay->replay_attempt;
-        hdr.replay_seq = (uint32_t) replay->replay_seq;
-    }
-    if (MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_RING_LEN, conn->peer.send_seq >= 10)) {
-        hdr.len = 0xfffffff0u;
-    } else if (MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_REPLAY, conn->peer.send_seq >= 10)) {
-        hdr.flags |= MCA_BTL_RWV_HDR_FLAG_REPLAY;
-        hdr.replay_attempt = 0xdeadbeefu;
-    }
-    return hdr;
-}
-
-/* Put the header after the payload in `buf'; returns the bytes to write. */
-static size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
-                                 mca_btl_base_tag_t tag, uint8_t flags, const mca_btl_rwv_frag_t *replay)
-{
-    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, flags, replay);
-
-    memcpy (buf + MCA_BTL_RWV_PAD8(len), &hdr, HDR_SIZE);
-    return MCA_BTL_RWV_PAD8(len) + HDR_SIZE;
 }
 
 static int mca_btl_rwv_ring_inject (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr, bool with_imm,
@@ -172,7 +120,7 @@ int mca_btl_rwv_complete_stored (void)
 
 /* Keep FRAG until the peer has consumed it; progress reads the credits
  * that release it. */
-static void mca_btl_rwv_conn_retain (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
+void mca_btl_rwv_conn_retain (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
     frag->retained = true;
     opal_list_append (&conn->replay.unacked, &frag->base.super.super);
@@ -188,7 +136,7 @@ static void mca_btl_rwv_advance (mca_btl_rwv_conn_t *conn)
     conn->local.credits_reported = conn->local.recv_seq;
 }
 
-static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
+void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_count (MCA_BTL_RWV_COUNT_EAGER);
     mca_btl_rwv_advance (conn);
@@ -198,7 +146,7 @@ static void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
  * into the peer's slot (not a ring we store into)? */
 static bool mca_btl_rwv_conn_gathers (const mca_btl_rwv_conn_t *conn)
 {
-    return NULL == conn->peer.ring && conn->rail->gather_max >= 3;
+    return NULL == conn->peer.ring && mca_btl_rwv_rail_gathers (conn->rail);
 }
 
 /* The PML's header from FRAG's buffer, its data from the application's
@@ -212,12 +160,12 @@ static int mca_btl_rwv_write_in_place (mca_btl_rwv_conn_t *conn, mca_btl_rwv_fra
     mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, frag->tag, frag->hdr_flags, frag);
     struct iovec iov[3] = {{.iov_base = frag->buf, .iov_len = seg[0].seg_len},
                            {.iov_base = seg[1].seg_addr.pval, .iov_len = seg[1].seg_len},
-                           {.iov_base = trailer, .iov_len = pad + HDR_SIZE}};
+                           {.iov_base = trailer, .iov_len = pad + sizeof (hdr)}};
     int rc;
 
     memset (trailer, 0, pad);
-    memcpy (trailer + pad, &hdr, HDR_SIZE);
-    rc = conn->rail->ops->write_gather (conn, iov, 3, mca_btl_rwv_slot_raddr (conn, pad + len + HDR_SIZE),
+    memcpy (trailer + pad, &hdr, sizeof (hdr));
+    rc = conn->rail->ops->write_gather (conn, iov, 3, mca_btl_rwv_slot_raddr (conn, mca_btl_rwv_slot_bytes (len)),
                                         conn->peer.ring_rkey, conn->peer.notify_imm, mca_btl_rwv_imm (conn), &frag->op);
     if (OPAL_SUCCESS == rc) {
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_IN_PLACE);
@@ -246,7 +194,7 @@ static int mca_btl_rwv_write_slot (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t 
 static int mca_btl_rwv_write_fetch (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
     mca_btl_rwv_rail_t *rail = conn->rail;
-    unsigned char buf[MCA_BTL_RWV_PAD8(sizeof (mca_btl_rwv_fetch_hdr_t)) + HDR_SIZE];
+    unsigned char buf[MCA_BTL_RWV_PAD8(sizeof (mca_btl_rwv_fetch_hdr_t)) + sizeof (mca_btl_rwv_eager_hdr_t)];
     mca_btl_rwv_fetch_hdr_t fetch = {
         .raddr = mca_btl_rwv_rail_raddr (rail, (uint64_t) (uintptr_t) frag->reg->base.base, (uint64_t) (uintptr_t) frag->buf),
         .rkey = frag->reg->handle.rkey[rail->index], .len = (uint32_t) frag->segments[0].seg_len,
@@ -388,7 +336,7 @@ static int mca_btl_rwv_write_batch (mca_btl_rwv_conn_t *conn)
 }
 
 /* A message small enough to inject: its buffer is free when this returns. */
-static int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
+int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
                                mca_btl_base_tag_t tag, uint8_t flags)
 {
     size_t total = mca_btl_rwv_build (conn, buf, len, tag, flags, NULL);
@@ -402,7 +350,7 @@ static int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, siz
     return rc;
 }
 
-static bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn)
+bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn)
 {
     return opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_writable (conn);
 }
@@ -452,7 +400,7 @@ int mca_btl_rwv_endpoint_send_frag (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rw
     return OPAL_SUCCESS;
 }
 
-static bool mca_btl_rwv_should_stripe (const mca_btl_rwv_endpoint_t *endpoint, size_t len)
+bool mca_btl_rwv_should_stripe (const mca_btl_rwv_endpoint_t *endpoint, size_t len)
 {
     return endpoint->num_rails > 1 && len >= (size_t) mca_btl_rwv_component.stripe_eager_threshold;
 }
@@ -468,7 +416,7 @@ void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status)
 
 int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn)
 {
-    unsigned char buf[HDR_SIZE];
+    unsigned char buf[sizeof (mca_btl_rwv_eager_hdr_t)];
 
     return mca_btl_rwv_inject (conn, buf, 0, 0, MCA_BTL_RWV_HDR_FLAG_HELLO);
 }
@@ -499,137 +447,5 @@ int mca_btl_rwv_send (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpo
         rc = mca_btl_rwv_endpoint_send_frag (endpoint, frag);
     }
     MCA_BTL_RWV_UNLOCK(module);
-    return rc;
-}
-
-/* Pack the PML header and payload into `buf'. */
-static void mca_btl_rwv_pack_inline (unsigned char *buf, opal_convertor_t *convertor, const void *header,
-                                     size_t header_size, size_t payload_size)
-{
-    struct iovec iov = {.iov_base = buf + header_size, .iov_len = payload_size};
-    uint32_t iov_count = 1;
-    size_t max_data = payload_size;
-
-    memcpy (buf, header, header_size);
-    if (0 == payload_size) {
-        return;
-    }
-    if (!opal_convertor_need_buffers (convertor)) {
-        void *data;
-
-        opal_convertor_get_current_pointer (convertor, &data); /* contiguous: one copy, no pack call */
-        memcpy (buf + header_size, data, payload_size);
-        return;
-    }
-    (void) opal_convertor_pack (convertor, &iov, &iov_count, &max_data);
-}
-
-/* A small message to a peer whose ring we share is packed here first and
- * then stored in one burst: the peer spins on that cache line, and every
- * store into it between its reads would take the line back from it. */
-#define MCA_BTL_RWV_STAGE_BYTES 256
-
-/* To a peer whose ring we share: header stored after the payload, sequence
- * word last; a large message is packed straight into the slot. */
-static void mca_btl_rwv_store_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor, const void *header,
-                                      size_t header_size, size_t payload_size, mca_btl_base_tag_t tag)
-{
-    size_t len = header_size + payload_size, total = MCA_BTL_RWV_PAD8(len) + HDR_SIZE;
-    uint64_t raddr = mca_btl_rwv_slot_raddr (conn, total);
-    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, 0, NULL);
-
-    if (total <= MCA_BTL_RWV_STAGE_BYTES) {
-        uint64_t stage[MCA_BTL_RWV_STAGE_BYTES / sizeof (uint64_t)];
-
-        if (len % sizeof (uint64_t)) {
-            stage[len / sizeof (uint64_t)] = 0; /* the padding: none of our stack goes to the peer */
-        }
-        mca_btl_rwv_pack_inline ((unsigned char *) stage, convertor, header, header_size, payload_size);
-        memcpy ((unsigned char *) stage + MCA_BTL_RWV_PAD8(len), &hdr, HDR_SIZE);
-        mca_btl_rwv_shm_store (conn, stage, total, raddr);
-    } else {
-        mca_btl_rwv_pack_inline (conn->peer.ring + (raddr - conn->peer.ring_raddr), convertor, header, header_size,
-                                 payload_size);
-        mca_btl_rwv_shm_store (conn, &hdr, HDR_SIZE, raddr + MCA_BTL_RWV_PAD8(len));
-    }
-    mca_btl_rwv_sent (conn);
-}
-
-/* Inject a small message to a multi-rail peer, and keep a copy until the
- * peer has consumed it, for a replay should this rail fail. */
-static int mca_btl_rwv_inject_kept (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor,
-                                    void *header, size_t header_size, size_t payload_size, mca_btl_base_tag_t tag)
-{
-    size_t len = header_size + payload_size;
-    mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_alloc_sized (conn->endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, len);
-
-    if (NULL == frag) {
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
-    mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
-    frag->segments[0].seg_len = len;
-    frag->tag = tag;
-    if (OPAL_SUCCESS != mca_btl_rwv_inject (conn, frag->buf, len, tag, 0)) {
-        mca_btl_rwv_frag_return (frag);
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
-    frag->conn = conn;
-    frag->seq = conn->peer.send_seq;
-    frag->puts_before = conn->small_puts;
-    frag->pml_done = true;
-    mca_btl_rwv_conn_retain (conn, frag);
-    return OPAL_SUCCESS;
-}
-
-/* Send at once, without a descriptor round trip through the PML: injected
- * when small, else from a registered buffer.  When the connection cannot
- * take it yet, hand the PML a descriptor so it falls back to send(), which
- * queues. */
-int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint,
-                       opal_convertor_t *convertor, void *header, size_t header_size,
-                       size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
-                       mca_btl_base_descriptor_t **descriptor)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    size_t len = header_size + payload_size;
-    mca_btl_rwv_conn_t *conn = NULL;
-    mca_btl_rwv_frag_t *frag;
-    int rc = OPAL_ERR_OUT_OF_RESOURCE;
-
-    MCA_BTL_RWV_LOCK(module);
-    if (!endpoint->self && len <= btl->btl_eager_limit) {
-        conn = mca_btl_rwv_endpoint_conn (endpoint);
-    }
-    if (NULL != conn && mca_btl_rwv_can_write_now (conn)) {
-        /* a peer's slot may be smaller than our eager limit (a cold ring, or
-         * another eager_slot_size): what does not fit goes as a frag, read by the peer */
-        bool fits = mca_btl_rwv_fits_slot (conn, len);
-        bool small = fits && MCA_BTL_RWV_PAD8(len) + HDR_SIZE <= conn->rail->inject_size;
-
-        if (NULL != conn->peer.ring && fits) {
-            mca_btl_rwv_store_packed (conn, convertor, header, header_size, payload_size, tag);
-            rc = OPAL_SUCCESS;
-        } else if (small && endpoint->num_rails <= 1) {
-            unsigned char buf[MCA_BTL_RWV_PAD8(len) + HDR_SIZE];
-
-            mca_btl_rwv_pack_inline (buf, convertor, header, header_size, payload_size);
-            rc = mca_btl_rwv_inject (conn, buf, len, tag, 0);
-        } else if (small) {
-            rc = mca_btl_rwv_inject_kept (conn, convertor, header, header_size, payload_size, tag);
-        } else if (NULL != (frag = mca_btl_rwv_frag_alloc_sized (endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, len))) {
-            mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
-            frag->segments[0].seg_len = len;
-            frag->tag = tag;
-            if (!(mca_btl_rwv_should_stripe (endpoint, len) && mca_btl_rwv_eager_stripe (endpoint, frag))) {
-                mca_btl_rwv_conn_send_frag (conn, frag); /* packed: ours now, queued if need be */
-            }
-            rc = OPAL_SUCCESS;
-        }
-    }
-    MCA_BTL_RWV_UNLOCK(module);
-
-    if (OPAL_SUCCESS != rc && NULL != descriptor) {
-        *descriptor = mca_btl_rwv_alloc_descriptor (btl, endpoint, order, len, flags);
-    }
     return rc;
 }

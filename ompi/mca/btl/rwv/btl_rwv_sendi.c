@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * The immediate send (btl_sendi): ob1 offers a small message with its
+ * header apart, and rwv packs both straight where they go (a shared ring,
+ * an inline write, a send buffer), with no descriptor round trip through
+ * the PML.  When the connection cannot take the message yet, the PML gets
+ * a descriptor and falls back to btl_send (btl_rwv_send.c), which queues.
+ */
+#include "opal_config.h"
+
+#include <string.h>
+
+#include "opal/datatype/opal_convertor.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_eager_stripe.h"
+#include "btl_rwv_endpoint.h"
+#include "btl_rwv_frag.h"
+#include "btl_rwv_send.h"
+#include "btl_rwv_shm.h"
+#include "btl_rwv_slot.h"
+
+/* Pack the PML header and payload into `buf'. */
+static void mca_btl_rwv_pack_inline (unsigned char *buf, opal_convertor_t *convertor, const void *header,
+                                     size_t header_size, size_t payload_size)
+{
+    struct iovec iov = {.iov_base = buf + header_size, .iov_len = payload_size};
+    uint32_t iov_count = 1;
+    size_t max_data = payload_size;
+
+    memcpy (buf, header, header_size);
+    if (0 == payload_size) {
+        return;
+    }
+    if (!opal_convertor_need_buffers (convertor)) {
+        void *data;
+
+        opal_convertor_get_current_pointer (convertor, &data); /* contiguous: one copy, no pack call */
+        memcpy (buf + header_size, data, payload_size);
+        return;
+    }
+    (void) opal_convertor_pack (convertor, &iov, &iov_count, &max_data);
+}
+
+/* A small message to a peer whose ring we share is packed here first and
+ * then stored in one burst: the peer spins on that cache line, and every
+ * store into it between its reads would take the line back from it. */
+#define MCA_BTL_RWV_STAGE_BYTES 256
+
+/* To a peer whose ring we share: header stored after the payload, sequence
+ * word last; a large message is packed straight into the slot. */
+static void mca_btl_rwv_store_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor, const void *header,
+                                      size_t header_size, size_t payload_size, mca_btl_base_tag_t tag)
+{
+    size_t len = header_size + payload_size, total = mca_btl_rwv_slot_bytes (len);
+    uint64_t raddr = mca_btl_rwv_slot_raddr (conn, total);
+    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, 0, NULL);
+
+    if (total <= MCA_BTL_RWV_STAGE_BYTES) {
+        uint64_t stage[MCA_BTL_RWV_STAGE_BYTES / sizeof (uint64_t)];
+
+        if (len % sizeof (uint64_t)) {
+            stage[len / sizeof (uint64_t)] = 0; /* the padding: none of our stack goes to the peer */
+        }
+        mca_btl_rwv_pack_inline ((unsigned char *) stage, convertor, header, header_size, payload_size);
+        memcpy ((unsigned char *) stage + MCA_BTL_RWV_PAD8(len), &hdr, sizeof (hdr));
+        mca_btl_rwv_shm_store (conn, stage, total, raddr);
+    } else {
+        mca_btl_rwv_pack_inline (conn->peer.ring + (raddr - conn->peer.ring_raddr), convertor, header, header_size,
+                                 payload_size);
+        mca_btl_rwv_shm_store (conn, &hdr, sizeof (hdr), raddr + MCA_BTL_RWV_PAD8(len));
+    }
+    mca_btl_rwv_sent (conn);
+}
+
+/* Inject a small message to a multi-rail peer, and keep a copy until the
+ * peer has consumed it, for a replay should this rail fail. */
+static int mca_btl_rwv_inject_kept (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor,
+                                    void *header, size_t header_size, size_t payload_size, mca_btl_base_tag_t tag)
+{
+    size_t len = header_size + payload_size;
+    mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_alloc_sized (conn->endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, len);
+
+    if (NULL == frag) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
+    frag->segments[0].seg_len = len;
+    frag->tag = tag;
+    if (OPAL_SUCCESS != mca_btl_rwv_inject (conn, frag->buf, len, tag, 0)) {
+        mca_btl_rwv_frag_return (frag);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    frag->conn = conn;
+    frag->seq = conn->peer.send_seq;
+    frag->puts_before = conn->small_puts;
+    frag->pml_done = true;
+    mca_btl_rwv_conn_retain (conn, frag);
+    return OPAL_SUCCESS;
+}
+
+/* Send at once, without a descriptor round trip through the PML: injected
+ * when small, else from a registered buffer.  When the connection cannot
+ * take it yet, hand the PML a descriptor so it falls back to send(), which
+ * queues. */
+int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint,
+                       opal_convertor_t *convertor, void *header, size_t header_size,
+                       size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
+                       mca_btl_base_descriptor_t **descriptor)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    size_t len = header_size + payload_size;
+    mca_btl_rwv_conn_t *conn = NULL;
+    mca_btl_rwv_frag_t *frag;
+    int rc = OPAL_ERR_OUT_OF_RESOURCE;
+
+    MCA_BTL_RWV_LOCK(module);
+    if (!endpoint->self && len <= btl->btl_eager_limit) {
+        conn = mca_btl_rwv_endpoint_conn (endpoint);
+    }
+    if (NULL != conn && mca_btl_rwv_can_write_now (conn)) {
+        /* a peer's slot may be smaller than our eager limit (a cold ring, or
+         * another eager_slot_size): what does not fit goes as a frag, read by the peer */
+        bool fits = mca_btl_rwv_fits_slot (conn, len);
+        bool small = fits && mca_btl_rwv_slot_bytes (len) <= conn->rail->inject_size;
+
+        if (NULL != conn->peer.ring && fits) {
+            mca_btl_rwv_store_packed (conn, convertor, header, header_size, payload_size, tag);
+            rc = OPAL_SUCCESS;
+        } else if (small && endpoint->num_rails <= 1) {
+            unsigned char buf[mca_btl_rwv_slot_bytes (len)];
+
+            mca_btl_rwv_pack_inline (buf, convertor, header, header_size, payload_size);
+            rc = mca_btl_rwv_inject (conn, buf, len, tag, 0);
+        } else if (small) {
+            rc = mca_btl_rwv_inject_kept (conn, convertor, header, header_size, payload_size, tag);
+        } else if (NULL != (frag = mca_btl_rwv_frag_alloc_sized (endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, len))) {
+            mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
+            frag->segments[0].seg_len = len;
+            frag->tag = tag;
+            if (!(mca_btl_rwv_should_stripe (endpoint, len) && mca_btl_rwv_eager_stripe (endpoint, frag))) {
+                mca_btl_rwv_conn_send_frag (conn, frag); /* packed: ours now, queued if need be */
+            }
+            rc = OPAL_SUCCESS;
+        }
+    }
+    MCA_BTL_RWV_UNLOCK(module);
+
+    if (OPAL_SUCCESS != rc && NULL != descriptor) {
+        *descriptor = mca_btl_rwv_alloc_descriptor (btl, endpoint, order, len, flags);
+    }
+    return rc;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * Where an eager message lands in the peer's ring, and the header that
+ * ends it (btl_rwv_wire.h): shared by the send path (btl_rwv_send.c) and
+ * the immediate send (btl_rwv_sendi.c), inline because every message
+ * takes them.
+ */
+#ifndef MCA_BTL_RWV_SLOT_H
+#define MCA_BTL_RWV_SLOT_H
+
+#include <string.h>
+
+#include "btl_rwv_conn.h"
+#include "btl_rwv_frag.h"
+#include "btl_rwv_test_fault.h"
+#include "btl_rwv_wire.h"
+
+BEGIN_C_DECLS
+
+/* The bytes a message of LEN bytes takes in a slot: padded, then our header. */
+static inline size_t mca_btl_rwv_slot_bytes (size_t len)
+{
+    return MCA_BTL_RWV_PAD8(len) + sizeof (mca_btl_rwv_eager_hdr_t);
+}
+
+/* Does a message of LEN bytes fit in a slot of the peer's current ring? */
+static inline bool mca_btl_rwv_fits_slot (const mca_btl_rwv_conn_t *conn, size_t len)
+{
+    return mca_btl_rwv_slot_bytes (len) <= conn->peer.slot_size;
+}
+
+/* Where a message of `total' bytes must land to end at its slot's end. */
+static inline uint64_t mca_btl_rwv_slot_raddr (const mca_btl_rwv_conn_t *conn, size_t total)
+{
+    return conn->peer.ring_raddr + ((uint64_t) conn->peer.next_slot + 1) * conn->peer.slot_size - total;
+}
+
+static inline uint32_t mca_btl_rwv_imm (const mca_btl_rwv_conn_t *conn)
+{
+    return (conn->peer.conn_id << 16) | conn->peer.next_slot;
+}
+
+/* The header of our next message on CONN; REPLAY: the frag it carries
+ * again, whose first connection it names. */
+static inline mca_btl_rwv_eager_hdr_t mca_btl_rwv_header (const mca_btl_rwv_conn_t *conn, size_t len,
+                                                          mca_btl_base_tag_t tag, uint8_t flags,
+                                                          const mca_btl_rwv_frag_t *replay)
+{
+    mca_btl_rwv_eager_hdr_t hdr = {
+        .len = (uint32_t) len, .tag = tag, .flags = flags, .consumed = conn->local.recv_seq, .seq = conn->peer.send_seq + 1,
+    };
+
+    if (NULL != replay && (flags & MCA_BTL_RWV_HDR_FLAG_REPLAY)) {
+        hdr.replay_rail = replay->replay_rail;
+        hdr.replay_attempt = replay->replay_attempt;
+        hdr.replay_seq = (uint32_t) replay->replay_seq;
+    }
+    if (MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_RING_LEN, conn->peer.send_seq >= 10)) {
+        hdr.len = 0xfffffff0u;
+    } else if (MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_REPLAY, conn->peer.send_seq >= 10)) {
+        hdr.flags |= MCA_BTL_RWV_HDR_FLAG_REPLAY;
+        hdr.replay_attempt = 0xdeadbeefu;
+    }
+    return hdr;
+}
+
+/* Put the header after the payload in `buf'; returns the bytes to write. */
+static inline size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
+                                        mca_btl_base_tag_t tag, uint8_t flags, const mca_btl_rwv_frag_t *replay)
+{
+    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, flags, replay);
+
+    memcpy (buf + MCA_BTL_RWV_PAD8(len), &hdr, sizeof (hdr));
+    return mca_btl_rwv_slot_bytes (len);
+}
+
+END_C_DECLS
+
+#endif /* MCA_BTL_RWV_SLOT_H */
