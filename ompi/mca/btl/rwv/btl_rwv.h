@@ -121,6 +121,7 @@ typedef struct mca_btl_rwv_cm_thread_t {
     int epoll_fd;
     int stop_fd;                     /* an eventfd: finalize wakes the thread to end it */
     opal_list_t deferred;            /* events the application's thread must handle */
+    uint32_t looks;                  /* looks begun and ended (btl_rwv_cm_thread.h) */
 } mca_btl_rwv_cm_thread_t;
 
 typedef struct mca_btl_rwv_module_t {

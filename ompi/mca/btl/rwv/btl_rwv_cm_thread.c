@@ -168,21 +168,28 @@ static int rwv_cm_drain (mca_btl_rwv_module_t *module)
 }
 
 /* Looked at without the gate, so that a wake with nothing for the thread
- * costs the application thread nothing. */
+ * costs the application thread nothing.  Counted before and after, with
+ * full fences: reading libfabric tcp's event queue (1.18 and later)
+ * progresses every endpoint of the rail, so peers' writes land in our
+ * rings and tail words here, copied by this thread, and a copy another
+ * thread makes need not become visible in order (the kernel copies with
+ * string instructions, whose stores may be seen out of order).  What
+ * progress reads there it trusts only when no look ran meanwhile
+ * (mca_btl_rwv_cm_looks); the drain runs under the gate, which orders
+ * it. */
 static mca_btl_rwv_cm_state_t rwv_cm_state (mca_btl_rwv_module_t *module)
 {
     mca_btl_rwv_cm_state_t state = MCA_BTL_RWV_CM_IDLE;
 
-    for (int i = 0 ; i < module->num_rails ; ++i) {
+    (void) __atomic_add_fetch (&module->cm.looks, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0 ; i < module->num_rails && MCA_BTL_RWV_CM_EVENT != state ; ++i) {
         mca_btl_rwv_cm_state_t rail_state = module->rails[i]->ops->cm_state (module->rails[i]);
 
-        if (MCA_BTL_RWV_CM_EVENT == rail_state) {
-            return rail_state;
-        }
-        if (MCA_BTL_RWV_CM_BUSY == rail_state) {
+        if (MCA_BTL_RWV_CM_IDLE != rail_state) {
             state = rail_state;
         }
     }
+    (void) __atomic_add_fetch (&module->cm.looks, 1, __ATOMIC_SEQ_CST);
     return state;
 }
 

@@ -9,6 +9,9 @@
 #ifndef MCA_BTL_RWV_CM_THREAD_H
 #define MCA_BTL_RWV_CM_THREAD_H
 
+#include "opal/sys/atomic.h"
+
+#include "btl_rwv.h"
 #include "btl_rwv_conn.h"
 #include "btl_rwv_wire.h"
 
@@ -40,6 +43,24 @@ bool mca_btl_rwv_cm_defer_request (mca_btl_rwv_rail_t *rail, void *request, cons
                                    const mca_btl_rwv_ip_t *src_ip, mca_btl_rwv_conn_t *conn);
 /* From progress, in the application's thread: handle what was queued. */
 int mca_btl_rwv_cm_run_deferred (void);
+
+/* How many times the connection thread began or ended a look at the
+ * rails outside the gate: odd while one runs.  A look may copy peers'
+ * writes into our memory (btl_rwv_cm_thread.c), so a word the application
+ * thread reads there is whole only if read between two equal, even
+ * counts (mca_btl_rwv_cm_quiet). */
+static inline uint32_t mca_btl_rwv_cm_looks (const mca_btl_rwv_module_t *module)
+{
+    return __atomic_load_n (&module->cm.looks, __ATOMIC_ACQUIRE);
+}
+
+/* Did no look run since LOOKS was read (and none then)?  Call it after
+ * reading the word it vouches for. */
+static inline bool mca_btl_rwv_cm_quiet (const mca_btl_rwv_module_t *module, uint32_t looks)
+{
+    opal_atomic_rmb ();
+    return 0 == (looks & 1) && mca_btl_rwv_cm_looks (module) == looks;
+}
 
 static inline bool mca_btl_rwv_cm_has_deferred (mca_btl_rwv_module_t *module)
 {

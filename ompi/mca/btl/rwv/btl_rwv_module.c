@@ -183,6 +183,7 @@ int mca_btl_rwv_module_init (void)
     OBJ_CONSTRUCT(&module->lock, opal_recursive_mutex_t);
     OBJ_CONSTRUCT(&module->cm.deferred, opal_list_t);
     module->cm.epoll_fd = module->cm.stop_fd = -1;
+    module->cm.looks = 0;
     OBJ_CONSTRUCT(&module->regs, opal_hash_table_t);
     OBJ_CONSTRUCT(&module->regs_lock, opal_mutex_t);
     opal_hash_table_init (&module->endpoints, 256);

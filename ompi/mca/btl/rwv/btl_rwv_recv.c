@@ -24,6 +24,7 @@
 #include "btl_rwv_frag.h"
 #include "btl_rwv_recv.h"
 #include "btl_rwv_atomic.h"
+#include "btl_rwv_cm_thread.h"
 #include "btl_rwv_eager_stripe.h"
 #include "btl_rwv_failover.h"
 #include "btl_rwv_fetch.h"
@@ -136,17 +137,20 @@ static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn, bool now)
 
 /* The message after recv_seq, if it has landed in RING at SLOT: its
  * sequence word says so, and on a ring written with immediate data so
- * does a completion not yet used (the word may land before the payload). */
+ * does a completion not yet used (the word may land before the payload).
+ * A word the connection thread may have been copying in meanwhile is
+ * looked at again next time (mca_btl_rwv_cm_quiet). */
 static mca_btl_rwv_eager_hdr_t *mca_btl_rwv_landed (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_slots_t *ring,
                                                     uint32_t slot)
 {
     mca_btl_rwv_eager_hdr_t *hdr = (mca_btl_rwv_eager_hdr_t *) (ring->base + ((size_t) slot + 1) * ring->slot_size) - 1;
+    uint32_t looks = mca_btl_rwv_cm_looks (mca_btl_rwv_component.module);
 
     if ((ring->notify_imm && conn->local.imm_seen == conn->local.imm_used) ||
-        ((volatile mca_btl_rwv_eager_hdr_t *) hdr)->seq != conn->local.recv_seq + 1) {
+        ((volatile mca_btl_rwv_eager_hdr_t *) hdr)->seq != conn->local.recv_seq + 1 ||
+        !mca_btl_rwv_cm_quiet (mca_btl_rwv_component.module, looks)) {
         return NULL;
     }
-    opal_atomic_rmb ();
     return hdr;
 }
 
