@@ -3,9 +3,11 @@
 # Runs a command inside a qemu guest that has software RDMA devices, and
 # exits with the command's exit status.
 #   RWV_GUEST_DEVICES="rxe|siw|rxe siw" test/verbs/guest.sh COMMAND [ARGS...]
+#   RWV_GUEST_DEVICES=... test/verbs/guest.sh --prepare
+# (--prepare: only download and build what the guest needs)
 # rxe: soft-RoCE (rdma_rxe) as rxe0 on the dummy netdev rxenet; siw:
 # soft-iWARP as siw0 on the dummy netdev siwnet (guest_init.sh has their
-# addresses).  rxe_guest.sh and iwarp_guest.sh name one each.
+# addresses).
 # The guest boots Debian's own kernel (downloaded once as a package, kept in
 # _build/rxe) under software emulation (TCG, 2 vCPUs), shares the host's
 # root filesystem read-only under a tmpfs overlay, so it sees this build
@@ -82,7 +84,7 @@ siw_module () {
 # and runs guest_init.sh from this tree there.
 initramfs () {
     local dir=$cache/initramfs mods m
-    [ -f "$cache/initramfs-$kver.cpio" ] && return 0
+    [ "$cache/initramfs-$kver.cpio" -nt "${BASH_SOURCE[0]}" ] && return 0
     rm -rf "$dir" && mkdir -p "$dir"/{bin,dev,proc,sys,host,rw,newroot,lib/modules}
     cp "$(command -v busybox)" "$dir/bin/busybox"
     for m in sh mount mkdir insmod switch_root cat echo sleep; do ln -s busybox "$dir/bin/$m"; done
@@ -99,7 +101,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 while read m; do insmod "$m" 2> /dev/null; done < /modules
-mount -t 9p -o trans=virtio,version=9p2000.L,ro hostroot /host || { echo "guest: no 9p root"; sleep 1; }
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=524288 hostroot /host || { echo "guest: no 9p root"; sleep 1; }
 mount -t tmpfs tmpfs /rw
 mkdir -p /rw/upper /rw/work
 mount -t overlay overlay -o lowerdir=/host,upperdir=/rw/upper,workdir=/rw/work /newroot
@@ -109,9 +111,16 @@ EOI
     (cd "$dir" && find . | cpio -o -H newc --quiet) > "$cache/initramfs-$kver.cpio"
 }
 
+# One preparer at a time: the suite prepares in the background (--prepare)
+# while the host's tests run, and the guest's own test waits for it here.
+mkdir -p "$cache"
+exec 9> "$cache/prepare.lock"
+flock 9
 kernel_tree
 case " $devices " in *" siw "*) siw_module ;; esac
 initramfs
+exec 9>&-
+[ "$*" = --prepare ] && exit 0
 args=$(printf '%q ' "$@")
 timeout "${RWV_RXE_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 2048 \
     -kernel "$cache/root/boot/vmlinuz-$kver" -initrd "$cache/initramfs-$kver.cpio" \
