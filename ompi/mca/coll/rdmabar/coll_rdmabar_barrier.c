@@ -37,7 +37,7 @@ static volatile uint64_t *mca_coll_rdmabar_release (const mca_coll_rdmabar_modul
  * event): progress without its yield, look, and only then yield. */
 static void mca_coll_rdmabar_wait_yielding (volatile uint64_t *flag, uint64_t value, bool remote)
 {
-    for (unsigned looks = 1 ; *flag < value ; ++looks) {
+    for (unsigned looks = 1 ; *flag != value ; ++looks) {
         if (remote) {
             bool yielding = opal_progress_set_yield_when_idle (false);
             opal_progress ();
@@ -45,12 +45,20 @@ static void mca_coll_rdmabar_wait_yielding (volatile uint64_t *flag, uint64_t va
         } else if (0 == looks % 16) {
             opal_progress ();
         }
-        if (*flag < value) {
+        if (*flag != value) {
             sched_yield ();
         }
     }
     opal_atomic_rmb ();
 }
+
+/* A flag is waited on for exactly this barrier's number, never "at least":
+ * its writer cannot write the next number meant for it before this rank
+ * has seen this one (that needs this rank in the next barrier), and an
+ * RDMA-written slot may be stored byte by byte by a kernel copy running on
+ * another thread (libfabric 2.x's tcp provider progresses from rwv's
+ * connection thread too), so a mix of old and new bytes can read as
+ * larger than either, but never as the new number until it is whole. */
 
 /* Wait on local memory.  A shared-memory flag is written by another core:
  * spin a little between calls to opal_progress, which moves other traffic
@@ -66,11 +74,11 @@ void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value, bool remote
         mca_coll_rdmabar_wait_yielding (flag, value, remote);
         return;
     }
-    while (*flag < value) {
-        for (int spin = 0 ; !remote && spin < 64 && *flag < value ; ++spin) {
+    while (*flag != value) {
+        for (int spin = 0 ; !remote && spin < 64 && *flag != value ; ++spin) {
             __builtin_ia32_pause ();
         }
-        if (*flag < value) {
+        if (*flag != value) {
             opal_progress ();
         }
     }

@@ -2,8 +2,8 @@
 /*
  * Between nodes: the node leaders exchange barrier numbers by RDMA writes
  * (btl_put) into a small registered array of slots, one slot per round,
- * and wait on their own slots with ">=" tests (numbers only grow, so a
- * partner already in the next barrier does no harm).
+ * one set of slots per barrier parity, and wait on their own slots for
+ * this barrier's number exactly (coll_rdmabar_barrier.c says why).
  *
  *   dissemination        ceil(log2 N) rounds for any N: in round k write to
  *                        leader (i + 2^k) mod N, wait for (i - 2^k) mod N
