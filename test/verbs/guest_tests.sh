@@ -177,7 +177,8 @@ if [ "$dev" = rxe0 ]; then
 fi
 # Windows of small messages queue behind their credits and go out as
 # chains of work requests, one doorbell each, every write with its own
-# immediate data: fewer posts than messages, every byte right
+# immediate data (on iWARP, its own notifying send): fewer posts than
+# messages, every byte right
 label="verbs ($dev), 2 nodes: windows of 64 small messages both ways, written in chains of work requests (one doorbell), every byte right"
 "${two[@]}" -np 2 "$bin/mpi/test_small_stream" -n 20 -b > "$out" 2>&1
 writes=$(sed -n 's/^# writes per message //p' "$out")
