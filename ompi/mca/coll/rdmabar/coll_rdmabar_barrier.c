@@ -29,6 +29,14 @@ static volatile uint64_t *mca_coll_rdmabar_release (const mca_coll_rdmabar_modul
     return mca_coll_rdmabar_line (module, module->local_size);
 }
 
+/* A flag is waited on for exactly this barrier's number, never "at least":
+ * its writer cannot write the next number meant for it before this rank
+ * has seen this one (that needs this rank in the next barrier), and an
+ * RDMA-written slot may be stored byte by byte by a kernel copy running on
+ * another thread (libfabric 2.x's tcp provider progresses from rwv's
+ * connection thread too), so a mix of old and new bytes can read as
+ * larger than either, but never as the new number until it is whole. */
+
 /* More ranks than cores (mpi_yield_when_idle): give the core away on every
  * look.  A shared-memory flag needs no progress to change, so call
  * opal_progress (which moves other traffic, and polls every BTL) only every
@@ -51,14 +59,6 @@ static void mca_coll_rdmabar_wait_yielding (volatile uint64_t *flag, uint64_t va
     }
     opal_atomic_rmb ();
 }
-
-/* A flag is waited on for exactly this barrier's number, never "at least":
- * its writer cannot write the next number meant for it before this rank
- * has seen this one (that needs this rank in the next barrier), and an
- * RDMA-written slot may be stored byte by byte by a kernel copy running on
- * another thread (libfabric 2.x's tcp provider progresses from rwv's
- * connection thread too), so a mix of old and new bytes can read as
- * larger than either, but never as the new number until it is whole. */
 
 /* Wait on local memory.  A shared-memory flag is written by another core:
  * spin a little between calls to opal_progress, which moves other traffic
