@@ -194,10 +194,11 @@ static int mca_btl_rwv_send_control (mca_btl_rwv_endpoint_t *endpoint,
     }
     memcpy (((mca_btl_rwv_frag_t *) des)->buf, data, len);
     rc = mca_btl_rwv_send (&module->super, endpoint, des, tag);
-    if (OPAL_SUCCESS != rc) {
+    if (rc < 0) {
         mca_btl_rwv_frag_return ((mca_btl_rwv_frag_t *) des);
+        return rc;
     }
-    return rc;
+    return OPAL_SUCCESS; /* sent at once (1), or queued */
 }
 
 /* Done here, with the CPU's atomics, when the memory is ours or mapped
