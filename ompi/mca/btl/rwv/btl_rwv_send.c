@@ -429,53 +429,51 @@ int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn)
 /* ------------------------------------------------------------ send */
 
 /* May the PML be told at once that FRAG is sent, as btl/tcp tells it of a
- * message its socket took?  Only for a copy we own and free ourselves,
- * written whole on one connection, when the PML did not ask for the
- * callback regardless. */
-static bool mca_btl_rwv_may_complete_at_once (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_frag_t *frag)
+ * message its socket took, once it is written?  Only for a copy we own and
+ * free ourselves, when the PML did not ask for the callback regardless. */
+static bool mca_btl_rwv_frag_ours_to_finish (const mca_btl_rwv_frag_t *frag)
 {
     return (frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP) &&
-        !(frag->base.des_flags & MCA_BTL_DES_SEND_ALWAYS_CALLBACK) && !mca_btl_rwv_frag_in_place (frag) &&
-        !mca_btl_rwv_should_stripe (endpoint, frag->segments[0].seg_len);
+        !(frag->base.des_flags & MCA_BTL_DES_SEND_ALWAYS_CALLBACK) && !mca_btl_rwv_frag_in_place (frag);
 }
 
-/* Returns 1 when the message left at once from a buffer of ours: the PML
- * completes its request now and rwv recycles the buffer once the write is
- * done (the peer consumed it, to a peer with other rails).  A message
- * that waits for credits is reported by the callback when written, so
- * what the PML may hand over is bounded by the rings' credits. */
+/* Returns 1 when the message left at once, whole on one connection, from
+ * a buffer of ours: the PML completes its request now and rwv recycles the
+ * buffer once the write is done (the peer consumed it, to a peer with
+ * other rails).  A message that waits for credits is reported by the
+ * callback when written, so what the PML may hand over is bounded by the
+ * rings' credits. */
 int mca_btl_rwv_send (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint,
                       mca_btl_base_descriptor_t *descriptor, mca_btl_base_tag_t tag)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) descriptor;
-    bool at_once;
+    bool ours = mca_btl_rwv_frag_ours_to_finish (frag), stripe, at_once; /* before the flag below */
     int rc = OPAL_SUCCESS;
 
+    /* ob1 relies on the callback for what the return value does not tell it (as btl/vader notes) */
+    frag->base.des_flags |= MCA_BTL_DES_SEND_ALWAYS_CALLBACK;
     frag->tag = tag;
     frag->endpoint = endpoint;
+
     if (endpoint->self) {
-        frag->base.des_flags |= MCA_BTL_DES_SEND_ALWAYS_CALLBACK;
         mca_btl_rwv_deliver (endpoint, tag, frag->buf, frag->segments[0].seg_len);
         mca_btl_rwv_frag_complete (frag, OPAL_SUCCESS);
         return OPAL_SUCCESS;
     }
 
     MCA_BTL_RWV_LOCK(module);
-    at_once = mca_btl_rwv_may_complete_at_once (endpoint, frag);
-    /* ob1 relies on the callback for what it cannot be told of now (as
-     * btl/vader notes); told before the write, so that its completion,
-     * wherever it is reaped, does not call back too */
-    frag->base.des_flags |= MCA_BTL_DES_SEND_ALWAYS_CALLBACK;
+    stripe = mca_btl_rwv_should_stripe (endpoint, frag->segments[0].seg_len);
+    at_once = ours && !stripe;
+    /* told before the write, so that its completion, wherever it is reaped, does not call back too */
     frag->pml_done = at_once;
-    if (!(mca_btl_rwv_should_stripe (endpoint, frag->segments[0].seg_len) &&
-          mca_btl_rwv_eager_stripe (endpoint, frag))) {
+    if (!(stripe && mca_btl_rwv_eager_stripe (endpoint, frag))) {
         rc = mca_btl_rwv_endpoint_send_frag (endpoint, frag);
     }
-    if (at_once && (OPAL_SUCCESS != rc || !frag->in_flight)) {
-        frag->pml_done = false; /* waiting for credits (or not sent): the callback will say */
-    } else if (at_once) {
+    if (at_once && OPAL_SUCCESS == rc && frag->in_flight) {
         rc = 1;
+    } else if (at_once) {
+        frag->pml_done = false; /* waiting for credits (or not sent): the callback will say */
     }
     MCA_BTL_RWV_UNLOCK(module);
     return rc;
