@@ -12,6 +12,7 @@ packages=(
     gnuplot-nox netpipe-openmpi
     qemu-system-x86 busybox-static kmod cpio ibverbs-providers
     mmdebstrap debhelper lintian build-essential
+    valgrind linux-perf
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -9,12 +9,15 @@
  * lands in its own buffer, whose first and last bytes name the window and
  * the message: a transport that drops, repeats or reorders cannot post a
  * number.
+ * -i: windows per repeat (default: about 20 ms of traffic at a guessed
+ * rate), so that a count taken around the whole job can be divided by a
+ * known number of messages.
  * -c: also read btl/rwv's MPI_T counters around the timed part and print
  * what one eager message cost: the rail writes posted, completions asked
  * for and reaped, and credit writes of every rank, over every rank's
  * eager messages (acknowledgements and collectives included).
  *
- *   bench_msgrate [-r repeats] [-w window] [-b] [-c] SIZE...
+ *   bench_msgrate [-r repeats] [-w window] [-i windows] [-b] [-c] SIZE...
  * prints: size_bytes messages_per_s MBps [writes completions_requested completions_reaped credit_writes]
  */
 #include <mpi.h>
@@ -128,7 +131,7 @@ static double run (int peer, int sends, int recvs, unsigned char *sbuf, unsigned
 
 int main (int argc, char **argv)
 {
-    int rank, nprocs, opt, repeats = 3, window = 64, both = 0, want_counters = 0, bad = 0, total_bad = 0, provided;
+    int rank, nprocs, opt, repeats = 3, window = 64, fixed_iters = 0, both = 0, want_counters = 0, bad = 0, total_bad = 0, provided;
     size_t max = 1;
     counters_t counters = {0};
 
@@ -136,18 +139,20 @@ int main (int argc, char **argv)
     MPI_T_init_thread (MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &nprocs);
-    while (-1 != (opt = getopt (argc, argv, "r:w:bc"))) {
+    while (-1 != (opt = getopt (argc, argv, "r:w:i:bc"))) {
         switch (opt) {
         case 'r': repeats = atoi (optarg); break;
         case 'w': window = atoi (optarg); break;
+        case 'i': fixed_iters = atoi (optarg); break;
         case 'b': both = 1; break;
         case 'c': want_counters = 1; break;
         default: MPI_Abort (MPI_COMM_WORLD, 2);
         }
     }
-    if (nprocs % 2 || optind >= argc || repeats < 1 || repeats > MAX_REPEATS || window < 1 || window > 1024) {
+    if (nprocs % 2 || optind >= argc || repeats < 1 || repeats > MAX_REPEATS || window < 1 || window > 1024 ||
+        fixed_iters < 0) {
         if (0 == rank) {
-            fprintf (stderr, "usage: mpirun -np 2N %s [-r 1..%d] [-w 1..1024] [-b] [-c] SIZE...\n", argv[0],
+            fprintf (stderr, "usage: mpirun -np 2N %s [-r 1..%d] [-w 1..1024] [-i windows] [-b] [-c] SIZE...\n", argv[0],
                      MAX_REPEATS);
         }
         MPI_Abort (MPI_COMM_WORLD, 2);
@@ -172,7 +177,7 @@ int main (int argc, char **argv)
     }
     for (int a = optind ; a < argc ; ++a) {
         size_t size = strtoull (argv[a], NULL, 0);
-        int iters = iterations (size, window);
+        int iters = fixed_iters ? fixed_iters : iterations (size, window);
         unsigned long before[NUM_COUNTERS], after[NUM_COUNTERS];
         double rate[MAX_REPEATS];
 

@@ -6,7 +6,8 @@
 #   test/bench/run.sh [--full] [--debian13] [--forky]
 # Short (default, a few minutes): 1 round, a few sizes, 1 and 2 rails.
 # --full: 3 rounds, sizes 1 B to 16 MiB, 1 to 3 rails with and without tbf,
-# NetPIPE to 16 MiB with perturbations.
+# NetPIPE to 16 MiB with perturbations, and what one message costs counted
+# under callgrind and perf (test/bench/bench_msgcost.sh).
 # --debian13, --forky: then point to point, barrier and one-sided again on
 # Open MPI 5.0 in the Debian 13 root, or on 6.0 in the Debian forky root
 # (test/roots/root.sh), against that Open MPI's own paths, into the same
@@ -113,6 +114,9 @@ fi
     section "registration cache" "$bench/bench_cache.sh"
     section "point to point" "$bench/bench_p2p.sh" "$rounds" "$out/data" $sizes
     section "message rate" "$bench/bench_msgrate.sh" "$msgrate_rounds" "$out/data"
+    if [ $full = 1 ]; then
+        section "message cost" "$bench/bench_msgcost.sh" "$out/data/msgcost"
+    fi
     section "multi-rail, tbf 1gbit" "$bench/bench_rails.sh" "$out/data" 1gbit "$rail_counts" $rail_sizes
     if [ $full = 1 ]; then
         mkdir -p "$out/data/unlimited"
