@@ -98,7 +98,7 @@ syscall_cost () { # btl size
     for r in 1 $repeats; do
         perf stat -a -x, -e "${events%,}" -o "$out/syscalls-$1-$2-r$r" > /dev/null 2>&1 &
         perf_pid=$!
-        sleep 1 # perf is counting
+        sleep 1 # perf takes a moment to start counting
         job "$1" "$2" $r > "$out/syscalls-$1-$2-r$r.out" 2>&1
         rc=$?
         kill -INT $perf_pid && wait $perf_pid
