@@ -58,18 +58,16 @@ crossed () { # btl job-output
 # (MPI_Isend with what it called; the profile names a function once, then
 # by number)
 instructions () { # file
-    local counts copies calls
+    local counts calls
+    # the copy routines call nothing: their inclusive count is their own
     counts=$(callgrind_annotate --inclusive=yes --threshold=100 "$1" 2> /dev/null |
-             awk '$3 == "PROGRAM" {gsub(",", "", $1); total = $1}
-                  $3 ~ /:PMPI_Isend$/ {gsub(",", "", $1); isend = $1}
-                  END {print total + 0, isend + 0}')
-    copies=$(callgrind_annotate --threshold=100 "$1" 2> /dev/null |
-             awk '/:__(memcpy|memmove)/ {gsub(",", "", $1); copy += $1} END {print copy + 0}')
+             awk '{gsub(",", "", $1)} $3 == "PROGRAM" {total = $1} $3 ~ /:PMPI_Isend$/ {isend = $1}
+                  $3 ~ /:__(memcpy|memmove)/ {copy += $1} END {print total + 0, isend + 0, copy + 0}')
     calls=$(awk '/^c?fn=\(/ {s = $0; sub(/^c?fn=\(/, "", s); id = s; sub(/\).*/, "", id); n = s
                             sub(/^[0-9]+\) ?/, "", n); if (n != "") name[id] = n; if ($0 ~ /^cfn=/) callee = name[id]}
                 /^calls=/ && callee == "opal_progress" {split($1, c, "="); calls += c[2]}
                 END {print calls + 0}' "$1")
-    echo "$counts $copies $calls"
+    echo "$counts $calls"
 }
 
 # per message of rank ROLE (0 sends, 1 receives), as instructions ()
