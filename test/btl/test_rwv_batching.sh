@@ -9,11 +9,13 @@
 #  - one rail: btl/rwv's own counters show fewer rail writes than
 #    messages, and with btl_rwv_write_batch 1 (no batches) more, so the
 #    count tells the two apart;
-#  - messages of 16 KiB and more go from the application's buffer (the
-#    counter of messages sent in place is above 0; the sender refills each
-#    buffer as soon as its send completes, so a send completed before the
-#    transport was done with the buffer shows as wrong bytes), and with
-#    btl_rwv_in_place_min 0 none does;
+#  - messages of 8 KiB and more written at once go from the application's
+#    buffer (the counter of messages sent in place is above 0; the sender
+#    refills each buffer as soon as its send completes, so a send
+#    completed before the transport was done with the buffer shows as
+#    wrong bytes), those that wait for credits are copied so that they
+#    can go in a batch (fewer go in place than with btl_rwv_write_batch
+#    1), and with btl_rwv_in_place_min 0 none goes in place;
 #  - the receivers stop calling MPI for 3 s half way (a peer that stops
 #    consuming), both ways at once, and cold rings written with immediate
 #    data (no batches there, and the messages too big for a cold slot,

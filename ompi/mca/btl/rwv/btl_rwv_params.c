@@ -159,12 +159,14 @@ static const rwv_param_t rwv_params[] = {
       "ring with one post, each still in its own slot with its own header: one system call on the tcp "
       "provider (at most its iov_limit and rma_iov_limit, 4; not to rings written with immediate data), "
       "one doorbell on verbs (a chain of work requests). 1: every message its own post"),
-    RWV_INT(in_place_min, 16384, 0, INT_MAX, 1, "use 0 (always copy) or a number of bytes",
+    RWV_INT(in_place_min, 8192, 0, INT_MAX, 1, "use 0 (always copy) or a number of bytes",
       "Eager messages carrying at least this many bytes of contiguous data go from the application's "
       "buffer straight into the peer's ring, without a copy into a send buffer, on rails whose "
       "transport reads memory it was not given a registration for (libfabric's tcp provider, not "
       "verbs); only to peers on other nodes reached by one rail (a multi-rail peer's messages are "
-      "kept for replay). The send completes once the transport is done with the buffer. 0: always copy"),
+      "kept for replay), and only when written at once: one that must wait for credits is copied, "
+      "so that it can go in a batch. The send completes once the transport is done with the buffer. "
+      "0: always copy"),
     RWV_CHOICE(eager_rail, "round_robin", &rwv_eager_rail_string, rwv_eager_rails, "use first or round_robin",
       "Which rail carries each unsplit eager message to a multi-rail peer: round_robin (every "
       "ready rail in turn: a stream of small messages uses every rail, as btl/tcp's modules do) "
