@@ -175,11 +175,11 @@ done
 LABEL="--mca btl_rwv_single_copy none" run_test "rwv: probe, then receive, from 4 threads on one tag, loopback rail" \
     mpirun -np 2 --oversubscribe --mca btl self,rwv --mca btl_rwv_single_copy none "$bin/mpi/test_thread_probe" -m mprobe -n 2048
 # MPI_T: what rwv holds, as a tool sees it.  A peer sharing rings on this
-# node has a large one (16 slots of 65568 bytes and the 64-byte tail); over
+# node has a large one (16 slots of 65696 bytes and the 64-byte tail); over
 # a rail a cold peer has a small one (3 x 1088 + 64) and a hot one a ring of
-# the hot set (16 x 65568): with a hot set of 1, one peer promoted, then
+# the hot set (16 x 65696): with a hot set of 1, one peer promoted, then
 # replaced by another mid-stream
-large=$((16 * 65568 + 64)) small=$((3 * 1088 + 64)) hot=$((16 * 65568))
+large=$((16 * 65696 + 64)) small=$((3 * 1088 + 64)) hot=$((16 * 65696))
 LABEL="3 ranks, --mca btl self,rwv" run_test "rwv: MPI_T performance variables, 3 ranks, shared rings" \
     mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv "$bin/mpi/test_rwv_pvars" "$large"
 LABEL="3 ranks, --mca btl_rwv_single_copy none" run_test "rwv: MPI_T performance variables, 3 ranks, cold rings" \

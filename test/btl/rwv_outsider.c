@@ -349,7 +349,7 @@ int main (int argc, char **argv)
         cm.ring_raddr = 0x7f0000100000ull;
         cm.ring_rkey = 3;
         cm.slots_less_one = 15;
-        cm.slot_size = 65568;
+        cm.slot_size = 65696;
         cm.attempt = 1000000; /* above any the job has used */
         snprintf (what, sizeof (what), "connection data claiming to be [[%u,%u],%u] with a zero MAC",
                   jobid >> 16, jobid & 0xffff, vpid);

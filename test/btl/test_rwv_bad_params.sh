@@ -43,7 +43,7 @@ ALSO_CORE=1 check_param "an eager limit larger than a ring slot" \
     --mca btl_rwv_eager_limit 1000000 -- "an eager message must fit in one ring slot"
 ALSO_CORE=1 check_param "zero eager slots" --mca btl_rwv_eager_slots 0 -- "btl_rwv_eager_slots = 0"
 check_param "rings of 4 GiB per peer (65536 slots of the default size)" --mca btl_rwv_eager_slots 65536 -- \
-    "4098.0 MiB for each large receive ring"
+    "4106.0 MiB for each large receive ring"
 ALSO_CORE=1 check_param "an unknown eager mode" --mca btl_rwv_eager_mode fast -- "use auto, poll or cq"
 ALSO_CORE=1 check_param "an interface list matching nothing" --mca btl_rwv_if_include nosuchif0 -- "found no usable network rail"
 check_param "an unknown provider" --mca btl_rwv_provider_include nosuchprov -- "btl_rwv_provider_include = nosuchprov"
@@ -112,7 +112,7 @@ for limit in 150000 120000 100000 90000 80000 70000 60000; do
     fi
 done
 if [ -n "$ring_message" ] && ! grep -q -i -e 'segmentation fault' -e 'signal 11' "$err" &&
-   grep -q 'allocating 56.3 MiB failed' "$err" && grep -q 'Lower' "$err"; then
+   grep -q 'allocating 56.4 MiB failed' "$err" && grep -q 'Lower' "$err"; then
     echo "ok - a ring that cannot be allocated (ulimit -v $ring_message): rwv's own message says how much and what to lower"
 else
     echo "not ok - ring allocation failure: no message from rwv (limits tried:$tried)"; tail -8 "$err" | sed 's/^/# /'

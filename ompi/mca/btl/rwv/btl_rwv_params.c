@@ -96,8 +96,8 @@ static const rwv_param_t rwv_params[] = {
     RWV_INT(eager_slot_size, MCA_BTL_RWV_DEFAULT_SLOT_SIZE, 256, 1 << 20, 8, "use a multiple of 8 from 256 to 1048576",
       "Bytes per slot of a large receive ring, a multiple of 8 from 256 to 1048576. A message of up to "
       "slot size - 32 bytes travels eagerly; a large ring is eager_slots * eager_slot_size bytes "
-      "(+ 64 for a peer on this node). The default carries ob1's 64 KiB eager fragments, as btl/tcp "
-      "does (about 1 MiB per large ring with 16 slots); btl_rwv_eager_limit follows it unless set"),
+      "(+ 64 for a peer on this node). The default carries a 64 KiB message eagerly with ob1's "
+      "header (about 1 MiB per large ring with 16 slots); btl_rwv_eager_limit follows it unless set"),
     RWV_INT(hot_peers, 8, -1, 65535, 1, "use -1 (no limit) or 0 to 65535 peers per rail",
       "Peers per rail whose eager messages land in a large receive ring (btl_rwv_eager_slots x "
       "btl_rwv_eager_slot_size, about 1 MiB): the ones that send to this process most, chosen as the "
@@ -367,7 +367,7 @@ static bool rwv_ring_size_valid (void)
     }
     snprintf (value, sizeof (value), "%d x btl_rwv_eager_slot_size %d", c->eager_slots, c->eager_slot_size);
     snprintf (why, sizeof (why), "that is %.1f MiB for each large receive ring; at most %lu MiB "
-              "is allowed (the default is 16 x 65568 bytes, about 1 MiB)", ring / 1048576.0,
+              "is allowed (the default is 16 x 65696 bytes, about 1 MiB)", ring / 1048576.0,
               MCA_BTL_RWV_MAX_RING_BYTES >> 20);
     return mca_btl_rwv_invalid ("btl_rwv_eager_slots", value, why);
 }
