@@ -264,6 +264,13 @@ int mca_btl_rwv_progress (void)
             any_cq_wanted |= cq_wanted[i];
         }
     }
+    if (0 == count && any_cq_wanted) {
+        /* libfabric's tcp provider lands a peer's ring writes while its
+         * completion queue is read, with no entry for a hot ring: seen
+         * only next time, the message would first cost opal_progress's
+         * sched_yield, once per message for a receiver that keeps up */
+        count = rwv_poll_rings (cq_wanted);
+    }
     if (!opal_list_is_empty (&module->stored)) {
         count += mca_btl_rwv_complete_stored ();
     }
