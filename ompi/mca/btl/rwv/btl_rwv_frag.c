@@ -208,20 +208,22 @@ void mca_btl_rwv_frag_flatten (mca_btl_rwv_frag_t *frag)
 }
 
 /* Can SIZE bytes of the convertor's data stay in the application's memory
- * until the write gathers them?  Only contiguous data, big enough that
- * the copy costs more than the gather (and leaves our header room in the
- * buffer), to a peer on another node with one rail (a multi-rail peer's
- * messages are kept for replay) whose transport reads memory it was not
- * given a registration for. */
+ * until the write gathers them?  Only contiguous data (leaving our header
+ * room in the buffer), to a peer with one rail (a multi-rail peer's
+ * messages are kept for replay): on this node at any size, since the
+ * store into the ring we share copies from anywhere alike (else the data
+ * would be copied into the buffer and again into the ring); on another
+ * node big enough that the copy costs more than the gather, and only if
+ * the transport reads memory it was not given a registration for. */
 static bool mca_btl_rwv_in_place_ok (const mca_btl_rwv_endpoint_t *endpoint, opal_convertor_t *convertor,
                                      size_t size)
 {
     int min = mca_btl_rwv_component.in_place_min;
 
-    return min > 0 && size >= (size_t) min && size >= sizeof (mca_btl_rwv_eager_hdr_t) && !endpoint->self &&
-        !endpoint->same_node && 1 == endpoint->num_rails &&
-        mca_btl_rwv_rail_gathers (mca_btl_rwv_component.module->rails[endpoint->rails[0]]) &&
-        !opal_convertor_need_buffers (convertor);
+    return min > 0 && size >= sizeof (mca_btl_rwv_eager_hdr_t) && !endpoint->self && 1 == endpoint->num_rails &&
+        !opal_convertor_need_buffers (convertor) &&
+        (endpoint->same_node || (size >= (size_t) min &&
+                                 mca_btl_rwv_rail_gathers (mca_btl_rwv_component.module->rails[endpoint->rails[0]])));
 }
 
 /* The PML's data after its header in the buffer, or, IN_PLACE, left where

@@ -165,8 +165,9 @@ static const rwv_param_t rwv_params[] = {
       "transport reads memory it was not given a registration for (libfabric's tcp provider, not "
       "verbs); only to peers on other nodes reached by one rail (a multi-rail peer's messages are "
       "kept for replay), and only when written at once: one that must wait for credits is copied, "
-      "so that it can go in a batch. The send completes once the transport is done with the buffer. "
-      "0: always copy"),
+      "so that it can go in a batch. To a peer on this node whose ring rwv shares, any eager message "
+      "is stored from the application's buffer, whatever its size. The send completes once the "
+      "transport is done with the buffer. 0: always copy"),
     RWV_CHOICE(eager_rail, "round_robin", &rwv_eager_rail_string, rwv_eager_rails, "use first or round_robin",
       "Which rail carries each unsplit eager message to a multi-rail peer: round_robin (every "
       "ready rail in turn: a stream of small messages uses every rail, as btl/tcp's modules do) "

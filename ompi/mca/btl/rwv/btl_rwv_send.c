@@ -148,10 +148,10 @@ void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
 }
 
 /* Does CONN's transport gather a message from the application's memory
- * into the peer's slot (not a ring we store into)? */
+ * into the peer's slot: stores into a ring we share, or a rail's write? */
 static bool mca_btl_rwv_conn_gathers (const mca_btl_rwv_conn_t *conn)
 {
-    return NULL == conn->peer.ring && mca_btl_rwv_rail_gathers (conn->rail);
+    return NULL != conn->peer.ring || mca_btl_rwv_rail_gathers (conn->rail);
 }
 
 /* The PML's header from FRAG's buffer, its data from the application's
@@ -162,6 +162,7 @@ static int mca_btl_rwv_write_in_place (mca_btl_rwv_conn_t *conn, mca_btl_rwv_fra
     const mca_btl_base_segment_t *seg = frag->segments;
     size_t len = seg[0].seg_len + seg[1].seg_len, pad = MCA_BTL_RWV_PAD8(len) - len;
     unsigned char *trailer = frag->buf + MCA_BTL_RWV_PAD8(seg[0].seg_len);
+    uint64_t raddr = mca_btl_rwv_slot_raddr (conn, mca_btl_rwv_slot_bytes (len));
     mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, frag->tag, frag->hdr_flags, frag);
     struct iovec iov[3] = {{.iov_base = frag->buf, .iov_len = seg[0].seg_len},
                            {.iov_base = seg[1].seg_addr.pval, .iov_len = seg[1].seg_len},
@@ -170,8 +171,14 @@ static int mca_btl_rwv_write_in_place (mca_btl_rwv_conn_t *conn, mca_btl_rwv_fra
 
     memset (trailer, 0, pad);
     memcpy (trailer + pad, &hdr, sizeof (hdr));
-    rc = conn->rail->ops->write_gather (conn, iov, 3, mca_btl_rwv_slot_raddr (conn, mca_btl_rwv_slot_bytes (len)),
-                                        conn->peer.ring_rkey, conn->peer.notify_imm, mca_btl_rwv_imm (conn), &frag->op);
+    if (NULL != conn->peer.ring) {
+        mca_btl_rwv_shm_store_gathered (conn, iov, 3, raddr);
+        opal_list_append (&mca_btl_rwv_component.module->stored, &frag->op.super.super);
+        rc = OPAL_SUCCESS;
+    } else {
+        rc = conn->rail->ops->write_gather (conn, iov, 3, raddr, conn->peer.ring_rkey, conn->peer.notify_imm,
+                                            mca_btl_rwv_imm (conn), &frag->op);
+    }
     if (OPAL_SUCCESS == rc) {
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_IN_PLACE);
     }

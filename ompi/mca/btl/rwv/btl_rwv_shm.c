@@ -234,3 +234,12 @@ void mca_btl_rwv_shm_store (mca_btl_rwv_conn_t *conn, const void *buf, size_t le
     *(volatile uint64_t *) (dst + len - sizeof (uint64_t)) =
         *(const uint64_t *) ((const unsigned char *) buf + len - sizeof (uint64_t));
 }
+
+void mca_btl_rwv_shm_store_gathered (mca_btl_rwv_conn_t *conn, const struct iovec *iov, int count, uint64_t raddr)
+{
+    for (int i = 0 ; i < count - 1 ; ++i) {
+        memcpy (conn->peer.ring + (raddr - conn->peer.ring_raddr), iov[i].iov_base, iov[i].iov_len);
+        raddr += iov[i].iov_len;
+    }
+    mca_btl_rwv_shm_store (conn, iov[count - 1].iov_base, iov[count - 1].iov_len, raddr);
+}

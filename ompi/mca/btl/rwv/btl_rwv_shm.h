@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "opal/util/proc.h"
 
@@ -52,5 +53,9 @@ void mca_btl_rwv_shm_release (struct mca_btl_base_endpoint_t *endpoint);
 /* Store LEN bytes (a multiple of 8, the last word last) at the peer's ring
  * address RADDR. */
 void mca_btl_rwv_shm_store (struct mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr);
+/* COUNT pieces one after the other from RADDR; the last (a multiple of 8
+ * bytes that ends on a word) through mca_btl_rwv_shm_store. */
+void mca_btl_rwv_shm_store_gathered (struct mca_btl_rwv_conn_t *conn, const struct iovec *iov, int count,
+                                     uint64_t raddr);
 
 #endif /* MCA_BTL_RWV_SHM_H */
