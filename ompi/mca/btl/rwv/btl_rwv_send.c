@@ -103,6 +103,20 @@ static int mca_btl_rwv_ring_write (mca_btl_rwv_conn_t *conn, const void *buf, si
                                    mca_btl_rwv_imm (conn), false, op);
 }
 
+/* The same from COUNT pieces of local memory given as they are (no
+ * registration: only where mca_btl_rwv_conn_gathers says so). */
+static int mca_btl_rwv_ring_write_gathered (mca_btl_rwv_conn_t *conn, const struct iovec *iov, int count,
+                                            uint64_t raddr, mca_btl_rwv_op_t *op)
+{
+    if (NULL != conn->peer.ring) {
+        mca_btl_rwv_shm_store_gathered (conn, iov, count, raddr);
+        opal_list_append (&mca_btl_rwv_component.module->stored, &op->super.super);
+        return OPAL_SUCCESS;
+    }
+    return conn->rail->ops->write_gather (conn, iov, count, raddr, conn->peer.ring_rkey, conn->peer.notify_imm,
+                                          mca_btl_rwv_imm (conn), op);
+}
+
 /* Complete the writes done as stores; returns how many. */
 int mca_btl_rwv_complete_stored (void)
 {
@@ -162,7 +176,6 @@ static int mca_btl_rwv_write_in_place (mca_btl_rwv_conn_t *conn, mca_btl_rwv_fra
     const mca_btl_base_segment_t *seg = frag->segments;
     size_t len = seg[0].seg_len + seg[1].seg_len, pad = MCA_BTL_RWV_PAD8(len) - len;
     unsigned char *trailer = frag->buf + MCA_BTL_RWV_PAD8(seg[0].seg_len);
-    uint64_t raddr = mca_btl_rwv_slot_raddr (conn, mca_btl_rwv_slot_bytes (len));
     mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, frag->tag, frag->hdr_flags, frag);
     struct iovec iov[3] = {{.iov_base = frag->buf, .iov_len = seg[0].seg_len},
                            {.iov_base = seg[1].seg_addr.pval, .iov_len = seg[1].seg_len},
@@ -171,14 +184,8 @@ static int mca_btl_rwv_write_in_place (mca_btl_rwv_conn_t *conn, mca_btl_rwv_fra
 
     memset (trailer, 0, pad);
     memcpy (trailer + pad, &hdr, sizeof (hdr));
-    if (NULL != conn->peer.ring) {
-        mca_btl_rwv_shm_store_gathered (conn, iov, 3, raddr);
-        opal_list_append (&mca_btl_rwv_component.module->stored, &frag->op.super.super);
-        rc = OPAL_SUCCESS;
-    } else {
-        rc = conn->rail->ops->write_gather (conn, iov, 3, raddr, conn->peer.ring_rkey, conn->peer.notify_imm,
-                                            mca_btl_rwv_imm (conn), &frag->op);
-    }
+    rc = mca_btl_rwv_ring_write_gathered (conn, iov, 3, mca_btl_rwv_slot_raddr (conn, mca_btl_rwv_slot_bytes (len)),
+                                          &frag->op);
     if (OPAL_SUCCESS == rc) {
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_IN_PLACE);
     }
