@@ -27,14 +27,28 @@ fake_ompi () { # dir major minor [btl coll | no]
     chmod +x "$1/bin/mpicc" "$1/bin/ompi_info"
 }
 
-try_configure () { # name args...
+# The five runs of configure go at once (each is mostly one serial
+# shell); each then is judged from its status and its output.
+start_configure () { # name args...
     local name=$1
     shift
-    mkdir -p "$work/$name" && cd "$work/$name" && "$top/configure" "$@" > out.log 2>&1
+    mkdir -p "$work/$name"
+    (cd "$work/$name" && "$top/configure" "$@" > out.log 2>&1; echo $? > status) &
+}
+try_configure () { # name: configure's status there, and there its out.log
+    cd "$work/$1" && return "$(cat status)"
 }
 
 fake_ompi "$work/ompi61" 6 1 3_4_0 3_1_0
-if ! try_configure v61 MPICC="$work/ompi61/bin/mpicc" OMPI_INFO="$work/ompi61/bin/ompi_info" &&
+fake_ompi "$work/noheaders" 4 1 no
+start_configure v61 MPICC="$work/ompi61/bin/mpicc" OMPI_INFO="$work/ompi61/bin/ompi_info"
+start_configure nohdr MPICC="$work/noheaders/bin/mpicc" OMPI_INFO="$work/noheaders/bin/ompi_info"
+PKG_CONFIG_LIBDIR=$work/empty PKG_CONFIG_PATH= start_configure nofabric
+start_configure default
+start_configure prefixed --prefix=/opt/rwv
+wait
+
+if ! try_configure v61 &&
    grep -q 'declare the component interfaces BTL 3.4.0, rcache 3.0.0, coll 3.1.0' out.log &&
    grep -q 'coll 2.0.0, 2.4.0$' out.log && grep -q '6.0.x (Debian$' out.log; then
     say ok "configure against headers declaring BTL 3.4.0 and coll 3.1.0 fails, naming them and the interfaces it knows"
@@ -42,15 +56,14 @@ else
     say "not ok" "configure against a fake Open MPI with unknown interfaces"; tail -8 out.log
 fi
 
-fake_ompi "$work/noheaders" 4 1 no
-if ! try_configure nohdr MPICC="$work/noheaders/bin/mpicc" OMPI_INFO="$work/noheaders/bin/ompi_info" &&
+if ! try_configure nohdr &&
    grep -q 'apt-get install libopenmpi-dev' out.log; then
     say ok "configure without Open MPI's development headers names libopenmpi-dev"
 else
     say "not ok" "configure without headers"; tail -5 out.log
 fi
 
-if ! PKG_CONFIG_LIBDIR=$work/empty PKG_CONFIG_PATH= try_configure nofabric &&
+if ! try_configure nofabric &&
    grep -q 'apt-get install libfabric-dev' out.log; then
     say ok "configure without libfabric names libfabric-dev"
 else
@@ -64,7 +77,7 @@ if try_configure default && grep -q "components go to  : $pkglibdir\$" out.log &
 else
     say "not ok" "plain ./configure summary"; tail -12 out.log
 fi
-if try_configure prefixed --prefix=/opt/rwv &&
+if try_configure prefixed &&
    grep -q 'mpirun --mca opal_mca_base_component_path SYS_DEFAULT:/opt/rwv/lib/openmpi' out.log; then
     say ok "./configure --prefix=DIR prints the exact opal_mca_base_component_path to use"
 else
