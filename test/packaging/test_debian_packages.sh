@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves the Debian packages (debian/, docs/packaging.md) are what an
 # administrator installs:
-#  - `make distcheck` passes and gives the release tarball;
+#  - `make dist` in the suite's build gives the release tarball, which
+#    holds no build products, and `make distcheck` passes;
 #  - from that tarball, `dpkg-buildpackage -b` builds the packages on this
 #    Debian 12 host (Open MPI 4.1) and in the Debian 13 root (Open MPI 5.0),
 #    and lintian finds no error and no warning in either;
@@ -25,7 +26,8 @@ build=${RWV_BUILD:-$top/_build}
 work=$build/packaging
 roots=$top/test/roots/root.sh
 . "$top/test/lib.sh"
-export DEB_BUILD_OPTIONS=parallel=2
+# no debug symbol packages: the bare roots would not install them
+export DEB_BUILD_OPTIONS="parallel=2 noautodbgsym"
 
 [ "$(id -u)" -eq 0 ] || { echo "# skip: packaging: needs root (package builds and chroots)"; exit 77; }
 for tool in dpkg-buildpackage dh lintian mmdebstrap; do
@@ -33,8 +35,8 @@ for tool in dpkg-buildpackage dh lintian mmdebstrap; do
 done
 case "$work" in "$top"/*) ;; *) echo "# skip: packaging: RWV_BUILD must lie inside the source tree"; exit 77 ;; esac
 rm -rf "$work"
-mkdir -p "$work/dist" "$work/12" "$work/13"
-trap 'wait; rm -rf "$work"/root-*' EXIT
+mkdir -p "$work/12" "$work/13"
+trap 'wait; rm -rf "$work"/root-* "$build"/ompi-rwv-*.tar.gz' EXIT
 
 # the bare roots are made from the archive while the packages build
 declare -A bare_maker
@@ -44,16 +46,26 @@ for suite in bookworm trixie; do
 done
 
 # ------------------------------------------------------------ the tarball
-# `make dist` gives the tarball the packages build from; `make distcheck`
-# then checks it while they build (its own copy: distcheck rewrites it)
-if ! (cd "$work/dist" && "$top/configure" && make dist) > "$work/dist.log" 2>&1; then
+# `make dist` in the suite's configured build gives the tarball the
+# packages build from (the tarball does not depend on configure's
+# options); `make distcheck` there then checks it while they build, and
+# the tree distcheck configures anew is its own
+[ -f "$build/Makefile" ] || { echo "# skip: packaging: no configured build in $build (run-tests.sh makes it)"; exit 77; }
+if ! make -C "$build" dist > "$work/dist.log" 2>&1; then
     echo "not ok - make dist (log: $work/dist.log)"; tail -n 15 "$work/dist.log"; exit 1
 fi
-tarball=$(ls "$work"/dist/ompi-rwv-*.tar.gz)
+tarball=$(ls "$build"/ompi-rwv-*.tar.gz)
 version=${tarball##*/ompi-rwv-}
 version=${version%.tar.gz}
-cp "$tarball" "$work/ompi-rwv-$version.tar.gz" && tarball=$work/ompi-rwv-$version.tar.gz
-(cd "$work/dist" && make -j2 distcheck) > "$work/distcheck.log" 2>&1 &
+mv "$tarball" "$work/" && tarball=$work/ompi-rwv-$version.tar.gz
+# made in a tree that has been built: none of its products may go along
+junk=$(tar tzf "$tarball" | grep -E '\.(lo|o|la|so|Plo|Po)$|/\.(libs|deps)/' | head -n 3)
+if [ -z "$junk" ]; then
+    echo "ok - make dist in a built tree: the release tarball holds no objects or dependency files"
+else
+    echo "not ok - the release tarball holds build products:" $junk
+fi
+make -C "$build" -j2 distcheck > "$work/distcheck.log" 2>&1 &
 distcheck=$!
 
 # ------------------------------------------------------------ the builds
@@ -187,8 +199,8 @@ try_packages () { # release suite other-release
     fi
     mkdir -p "$r/rwv-test/debs" "$r/rwv-test/other" "$r/rwv-test/bin"
     cp -L /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null
-    cp "$work/$rel"/*.deb "$r/rwv-test/debs/" && rm -f "$r"/rwv-test/debs/*-dbgsym_*
-    cp "$work/$other"/*.deb "$r/rwv-test/other/" 2>/dev/null; rm -f "$r"/rwv-test/other/*-dbgsym_*
+    cp "$work/$rel"/*.deb "$r/rwv-test/debs/"
+    cp "$work/$other"/*.deb "$r/rwv-test/other/" 2>/dev/null
     cp "$work/$rel/ompi-rwv-$version/test/mpi/test_pingpong_verify" \
        "$work/$rel/ompi-rwv-$version/test/coll/test_collectives_values" "$r/rwv-test/bin/"
 
