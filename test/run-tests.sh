@@ -93,9 +93,12 @@ fi
 # For the whole suite, the Debian roots, and the qemu guest's kernel and
 # soft-iWARP module, are made from the archive while the host's tests run:
 # a few minutes mostly spent downloading and unpacking, at the lowest
-# priority.  The guest's test waits for its kernel (guest.sh locks what
-# it makes), the roots' tests for the maker; test_in_root.sh uses roots
-# only inside the source tree.
+# priority.  Their tests wait for the maker (root.sh and guest.sh lock
+# what they make); test_in_root.sh uses roots only inside the source
+# tree.  The roots' builds stay with their tests: on 2 cores a build
+# beside the host's MPI tests or the qemu guest slowed them by as much as
+# it saved (a rank waiting for a message yields its core to anything
+# runnable, even at nice 19).
 roots_maker=""
 if [ "$core_only" = 0 ] && [ -z "$filter" ] && [[ "$build" == "$top"/* ]]; then
     (renice -n 19 -p "$BASHPID" > /dev/null
@@ -265,25 +268,12 @@ for btls in self,rwv self,vader,rwv; do
     LABEL="4 ranks, --mca btl $btls" run_test "rwv: dynamic window attaching under puts and gets, --mca btl $btls" \
         mpirun -np 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl $btls "$bin/mpi/test_onesided_attach_race"
 done
-run_test "bench: failures and skips are reported, plots drawn" "$t/bench/test_bench_scripts.sh"
-# The project is built in both roots while the qemu guest runs, at the
-# lowest priority: qemu leaves part of the cores idle, and the builds
-# take only that.  Beside an MPI test they took more than that (its
-# ranks yield the core to anything runnable while they wait), so the
-# host's tests ran slower by about what the builds saved.
-roots_builder=""
-if [ -n "$roots_maker" ]; then
-    (renice -n 19 -p "$BASHPID" > /dev/null
-     for suite in trixie forky; do "$t/roots/test_in_root.sh" --build-only "$suite"; done) \
-        > "$logdir/roots-build-early.log" 2>&1 &
-    roots_builder=$!
-fi
 # one qemu guest under software emulation: 3 to 6 minutes on 2 cores;
 # guest.sh's own limit for qemu (test_rwv_verbs.sh: 1800 s) comes first
 RWV_TEST_TIMEOUT=2100 run_test "rwv: native verbs rails on soft-RoCE and soft-iWARP (qemu guest)" "$t/verbs/test_rwv_verbs.sh"
+run_test "bench: failures and skips are reported, plots drawn" "$t/bench/test_bench_scripts.sh"
 # the CORE=1 tests again, built against Debian 13's Open MPI 5.0 and
 # Debian testing's 6.0, each in a root of its own
-[ -z "$roots_maker" ] || wait "$roots_maker" "$roots_builder"
 [ "$core_only" = 1 ] || RWV_TEST_TIMEOUT=1500 LABEL="Debian 13, Open MPI 5.0" run_test "Open MPI 5.0: the core tests in a Debian 13 root" \
     "$t/roots/test_in_root.sh" trixie
 [ "$core_only" = 1 ] || RWV_TEST_TIMEOUT=1500 LABEL="Debian forky, Open MPI 6.0" run_test "Open MPI 6.0: the core tests in a Debian forky root" \
@@ -292,5 +282,8 @@ RWV_TEST_TIMEOUT=2100 run_test "rwv: native verbs rails on soft-RoCE and soft-iW
 # after the Debian 13 root exists: the packages of both releases
 [ "$core_only" = 1 ] || run_test "packaging: Debian 12 and 13 packages build, install, run, purge" \
     "$t/packaging/test_debian_packages.sh"
+
+# a maker the root tests never waited for (they were skipped) ends first
+[ -z "$roots_maker" ] || wait "$roots_maker"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -8,16 +8,11 @@
 # install and load with them, and the tests run-tests.sh marks CORE=1 pass
 # there.  Exits 77 with the reason when the root cannot be made here.
 #
-#   test/roots/test_in_root.sh [--build-only] SUITE
-#     --build-only: make the root and build there, check nothing (so
-#                   run-tests.sh can build early, at low priority, while
-#                   the host's tests run; the test then finds it built)
+#   test/roots/test_in_root.sh SUITE
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-build_only=0
-[ "${1:-}" = --build-only ] && { build_only=1; shift; }
-suite=${1:?usage: $0 [--build-only] trixie|forky}
+suite=${1:?usage: $0 trixie|forky}
 case "$suite" in
     trixie) series=5.0 coll=2.4.0 ;;
     forky) series=6.0 coll=3.0.0 ;;
@@ -33,11 +28,7 @@ case "$host_build" in "$top"/*) ;; *) echo "# skip: RWV_BUILD must lie inside th
 "$here/root.sh" --suite "$suite" make || exit $?
 in_root () { "$here/root.sh" --suite "$suite" run env RWV_BUILD="$inner_build" "$@"; }
 
-in_root /work/test/build-install.sh > "$log" 2>&1
-built=$?
-# an early build's failure is found, and reported, by the test's own build
-[ "$build_only" = 1 ] && exit 0
-if [ "$built" -ne 0 ]; then
+if ! in_root /work/test/build-install.sh > "$log" 2>&1; then
     echo "not ok - configure, build and install against $suite's Open MPI (log: $log)"
     tail -n 25 "$log"
     exit 1
