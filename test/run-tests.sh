@@ -95,10 +95,8 @@ fi
 # a few minutes mostly spent downloading and unpacking, at the lowest
 # priority.  Their tests wait for the maker (root.sh and guest.sh lock
 # what they make); test_in_root.sh uses roots only inside the source
-# tree.  The roots' builds stay with their tests: on 2 cores, built in
-# the background beside the host's MPI tests or the qemu guest, they
-# saved no time in the whole run (a rank waiting for a message yields
-# its core to anything runnable, even at nice 19).
+# tree.  The roots' builds stay in their tests: in the background they
+# saved no time on 2 cores (docs/testing.md).
 roots_maker=""
 if [ "$core_only" = 0 ] && [ -z "$filter" ] && [[ "$build" == "$top"/* ]]; then
     (renice -n 19 -p "$BASHPID" > /dev/null

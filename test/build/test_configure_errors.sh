@@ -35,7 +35,7 @@ start_configure () { # name args...
     mkdir -p "$work/$name"
     (cd "$work/$name" && "$top/configure" "$@" > out.log 2>&1; echo $? > status) &
 }
-try_configure () { # name: configure's status there, and there its out.log
+configured () { # name: cd to that run's directory (its out.log); configure's status
     cd "$work/$1" && return "$(cat status)"
 }
 
@@ -48,7 +48,7 @@ start_configure default
 start_configure prefixed --prefix=/opt/rwv
 wait
 
-if ! try_configure v61 &&
+if ! configured v61 &&
    grep -q 'declare the component interfaces BTL 3.4.0, rcache 3.0.0, coll 3.1.0' out.log &&
    grep -q 'coll 2.0.0, 2.4.0$' out.log && grep -q '6.0.x (Debian$' out.log; then
     say ok "configure against headers declaring BTL 3.4.0 and coll 3.1.0 fails, naming them and the interfaces it knows"
@@ -56,14 +56,14 @@ else
     say "not ok" "configure against a fake Open MPI with unknown interfaces"; tail -8 out.log
 fi
 
-if ! try_configure nohdr &&
+if ! configured nohdr &&
    grep -q 'apt-get install libopenmpi-dev' out.log; then
     say ok "configure without Open MPI's development headers names libopenmpi-dev"
 else
     say "not ok" "configure without headers"; tail -5 out.log
 fi
 
-if ! try_configure nofabric &&
+if ! configured nofabric &&
    grep -q 'apt-get install libfabric-dev' out.log; then
     say ok "configure without libfabric names libfabric-dev"
 else
@@ -71,13 +71,13 @@ else
 fi
 
 pkglibdir=$(ompi_info --parsable --path pkglibdir | sed 's/^path:pkglibdir://')
-if try_configure default && grep -q "components go to  : $pkglibdir\$" out.log &&
+if configured default && grep -q "components go to  : $pkglibdir\$" out.log &&
    grep -q 'loads them with no extra options' out.log; then
     say ok "plain ./configure installs into Open MPI's own component directory ($pkglibdir)"
 else
     say "not ok" "plain ./configure summary"; tail -12 out.log
 fi
-if try_configure prefixed &&
+if configured prefixed &&
    grep -q 'mpirun --mca opal_mca_base_component_path SYS_DEFAULT:/opt/rwv/lib/openmpi' out.log; then
     say ok "./configure --prefix=DIR prints the exact opal_mca_base_component_path to use"
 else

@@ -76,16 +76,18 @@ unpack () { # dir
 # build in DIR (12: here; 13: in the Debian 13 root, where /work is $top),
 # then the two test programs the bare roots run, in the same tree,
 # against the same Open MPI
+build_steps () { # source dir
+    echo "cd $1 && dpkg-buildpackage -us -uc -b && make test/mpi/test_pingpong_verify test/coll/test_collectives_values"
+}
 build_packages () { # release
     local dir=$work/$1 inner=/work/${work#"$top"/}/$1
-    local then_tests="make test/mpi/test_pingpong_verify test/coll/test_collectives_values"
     unpack "$dir" || return 1
     if [ "$1" = 12 ]; then
-        (cd "$dir/ompi-rwv-$version" && dpkg-buildpackage -us -uc -b && $then_tests) > "$dir/build.log" 2>&1
+        sh -c "$(build_steps "$dir/ompi-rwv-$version")" > "$dir/build.log" 2>&1
     else
         "$roots" make > "$dir/build.log" 2>&1 || return $?
         "$roots" run env DEB_BUILD_OPTIONS="$DEB_BUILD_OPTIONS" sh -c \
-            "cd $inner/ompi-rwv-$version && dpkg-buildpackage -us -uc -b && $then_tests" > "$dir/build.log" 2>&1
+            "$(build_steps "$inner/ompi-rwv-$version")" > "$dir/build.log" 2>&1
     fi
 }
 
