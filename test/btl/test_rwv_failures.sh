@@ -47,27 +47,38 @@ else
     echo "not ok - peer death: exit $rc"; tail -15 "$err"
 fi
 
-# rail 2 of node 2 flaps for 2 s after 60 of 300 messages of a two-way
-# stream, with rwv on the rails RAILS (the runtime keeps r1)
-flap () { # rails out [mca-args...]
-    local pid rails=$1 out=$2
-    shift 2
+# the stream's last progress line, 0 before the first
+progress () { sed -n 's/^# progress //p' "$1" | tail -n 1 | grep . || echo 0; }
+
+# rail 2 of node 2 flaps for 2 s after 20 messages of a two-way stream,
+# with rwv on the rails RAILS (the runtime keeps r1); the stream ends once
+# rwv has logged COUNT lines matching BACK (the rail back in use) and 40
+# messages have passed since, or once the job has ended
+flap () { # rails out back count [mca-args...]
+    local pid rails=$1 out=$2 back=$3 count=$4 stop=$2.stop since
+    shift 4
     : > "$out"
-    run_job 240 bash -c '. "$0"; rails=$1 bin=$2; shift 2; cluster_mpirun -np 2 --map-by node \
+    rm -f "$stop"
+    run_job 240 bash -c '. "$0"; rails=$1 bin=$2 stop=$3; shift 3; cluster_mpirun -np 2 --map-by node \
         --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_if_include "$rails" --mca btl_base_verbose 40 \
-        "$@" "$bin" -n 300 -t 10' \
-        "$(dirname "$0")/../cluster/cluster.sh" "$rails" "$RWV_BUILD/test/mpi/test_stream_verify" "$@" > "$out" 2> "$err" &
+        "$@" "$bin" -n 60 -t 10 -f "$stop"' \
+        "$(dirname "$0")/../cluster/cluster.sh" "$rails" "$RWV_BUILD/test/mpi/test_stream_verify" "$stop" "$@" \
+        > "$out" 2> "$err" &
     pid=$!
-    wait_for_line "$out" '^# progress 60'
+    wait_for_line "$out" '^# progress 20'
     ip -n "$(cluster_node_name 2)" link set r2 down
     sleep 2
     ip -n "$(cluster_node_name 2)" link set r2 up
+    while kill -0 $pid 2> /dev/null && [ "$(grep -c -e "$back" "$err")" -lt "$count" ]; do sleep 0.1; done
+    since=$(progress "$out")
+    while kill -0 $pid 2> /dev/null && [ "$(progress "$out")" -lt $((since + 40)) ]; do sleep 0.1; done
+    touch "$stop"
     wait $pid
 }
 out=$(mktemp)
-flap r2 "$out"
+flap r2 "$out" 'r2 .*: the link is back after' 1
 rc=$?
-if job_ended "$rc" && grep -q '^ok - a two-way stream of 300 .* 0 corrupted bytes' "$out" &&
+if job_ended "$rc" && grep -q '^ok - a two-way stream of [0-9]* .* 0 corrupted bytes' "$out" &&
    grep -q 'r2 .*: the link went down; peers with no other rail wait' "$err" && grep -q 'r2 .*: the link is back after' "$err"; then
     echo "ok - the only rail's link down for 2 s in the middle of a stream: the job rides it out with every byte right"
 else
@@ -82,11 +93,11 @@ fi
 two_rail_flap () { # label [mca-args...]
     local label=$1 rc report traffic
     shift
-    flap r1,r2 "$out" "$@"
+    flap r1,r2 "$out" 'r2 .*: the rail to rwvn[12] .* is re-established' 2 "$@"
     rc=$?
     report=$(grep -h '^\[rwvn1:.*btl/rwv: rail ofi/tcp r2 .*re-established' "$out" "$err" | head -1)
     traffic=$(echo "$report" | sed -n 's/.* \([0-9]*\) eager messages sent, \([0-9]*\) bytes put or got since connected.*/\1 \2/p')
-    if job_ended "$rc" && grep -q '^ok - a two-way stream of 300 .* 0 corrupted bytes' "$out" &&
+    if job_ended "$rc" && grep -q '^ok - a two-way stream of [0-9]* .* 0 corrupted bytes' "$out" &&
        grep -q 'lost a rail to host rwvn' "$err" && [ "$(grep -c 'r2 .*: the rail to rwvn[12] .* is re-established' "$err")" -eq 2 ] &&
        echo "$report" | grep -qE 're-established [1-9][0-9]* times' && [ "${traffic% *}${traffic#* }" != "00" ] &&
        [ -n "$traffic" ] && ! grep -q 'malformed message' "$err"; then
@@ -99,4 +110,4 @@ two_rail_flap () { # label [mca-args...]
 two_rail_flap "one of two rails down for 2 s in the middle of a stream"
 two_rail_flap "the same with no hot peers (btl_rwv_hot_peers 0: eager messages above 1 KiB read by the receiver)" \
     --mca btl_rwv_hot_peers 0
-rm -f "$out"
+rm -f "$out" "$out.stop"
