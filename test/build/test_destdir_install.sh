@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves `make install DESTDIR=...' stages the three components and the help
-# files under DESTDIR, with no libtool archives in the component directory.
+# files under DESTDIR, with no libtool archives in the component directory,
+# and `make uninstall DESTDIR=...' takes every file it put there away again.
 set -u
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -17,5 +18,14 @@ if [ -z "$missing" ] && ! ls "$comp"/*.la >/dev/null 2>&1; then
     echo "ok - make install DESTDIR=... stages the components and help files under DESTDIR"
 else
     echo "not ok - staged install is missing:${missing:- nothing, but .la files are there}"
+    exit 1
+fi
+make -C "$RWV_BUILD" uninstall DESTDIR="$stage" > "$stage.log" 2>&1 || { echo "not ok - make uninstall DESTDIR failed"; tail "$stage.log"; exit 1; }
+rm -f "$stage.log"
+left=$(find "$stage" -type f)
+if [ -z "$left" ]; then
+    echo "ok - make uninstall DESTDIR=... leaves no file under DESTDIR"
+else
+    echo "not ok - make uninstall DESTDIR=... leaves files behind:" $left
     exit 1
 fi
