@@ -106,11 +106,22 @@ make_root () (
     mv "$tmp" "$root"
 )
 
+# mmdebstrap writes no /etc/hosts, which every installed Debian has: without
+# it a lookup of localhost or of this host's name goes to the DNS server in
+# the copied resolv.conf (Open MPI 4.1's MPI_Init waited 5 s for it).  The
+# lines Debian's installer writes.
+ensure_hosts () { # root
+    [ -f "$1/etc/hosts" ] ||
+        printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' \
+            "$(hostname)" > "$1/etc/hosts"
+}
+
 # Bind what the emulated cluster needs from the host; network namespaces
 # and veth come from the host kernel.  Undone when the command ends.
 run_in_root () { # root cmd...
     local r=$1
     shift
+    ensure_hosts "$r"
     unshare --mount --propagation private -- /bin/sh -c '
         r=$1; shift
         # a mount point of its own, so that ip netns can remount it inside
