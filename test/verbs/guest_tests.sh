@@ -203,23 +203,32 @@ fi
 # rdma_cm requests answered by rwv's connection thread while the rank
 # computes past btl_rwv_connect_timeout; across the two nodes only rwv's
 # verbs rail reaches
-check "verbs ($dev), 2 nodes: a rank busy 8 s at first contact (btl_rwv_connect_timeout 3): eager, FETCH and rendezvous messages arrive, every byte right" \
-    '^ok - rank 1 busy 8 s' "${two[@]}" -np 2 --mca btl_rwv_connect_timeout 3 "$bin/mpi/test_busy_peer" -b 8
+check "verbs ($dev), 2 nodes: a rank busy 5 s at first contact (btl_rwv_connect_timeout 3): eager, FETCH and rendezvous messages arrive, every byte right" \
+    '^ok - rank 1 busy 5 s' "${two[@]}" -np 2 --mca btl_rwv_connect_timeout 3 "$bin/mpi/test_busy_peer" -b 5
+
+# the stream's last progress line, 0 before the first
+progress () { sed -n 's/^# progress //p' "$out" | tail -n 1 | grep . || echo 0; }
 
 # Two rails, the stream striped over both (data sent on each), one link
-# down in the middle: every byte arrives on the other.
+# down after 20 messages: every byte arrives on the other.  The stream ends
+# once rwv has reported the lost rail and 40 messages have passed since.
 stream_losing () { # label backend interfaces link-to-down rail-pattern...
-    local label=$1 backend=$2 ifs=$3 link=$4 pid i rc p missing=
+    local label=$1 backend=$2 ifs=$3 link=$4 pid i rc p missing= stop=$out.stop since
     shift 4
     : > "$out"
+    rm -f "$stop"
     OMPI_MCA_btl_rwv_backend=$backend "${two_any[@]}" -np 2 --mca btl_rwv_if_include "$ifs" \
-        "$bin/mpi/test_stream_verify" -n 200 -s 300000 -t 10 > "$out" 2>&1 &
+        "$bin/mpi/test_stream_verify" -n 60 -s 300000 -t 10 -f "$stop" > "$out" 2>&1 &
     pid=$!
     for ((i = 0; i < 3000; i++)); do
-        grep -q '^# progress 40' "$out" && break
+        grep -q '^# progress 20' "$out" && break
         sleep 0.1
     done
     ip link set "$link" down
+    while kill -0 $pid 2> /dev/null && ! grep -q 'lost a rail to host rxnode' "$out"; do sleep 0.1; done
+    since=$(progress)
+    while kill -0 $pid 2> /dev/null && [ "$(progress)" -lt $((since + 40)) ]; do sleep 0.1; done
+    touch "$stop"
     wait $pid
     rc=$?
     ip link set "$link" up
@@ -261,7 +270,7 @@ ip link del rxenet2
 # in the middle.
 if [ "$dev" = rxe0 ]; then
     ip link add tcpnet type dummy && ip addr add 203.0.113.1/24 dev tcpnet && ip link set tcpnet up
-    stream_losing "auto, 2 nodes, a verbs rail ($dev) and a tcp rail: two-way stream of 200 messages up to 300,000 B goes on when the verbs port goes down" \
+    stream_losing "auto, 2 nodes, a verbs rail ($dev) and a tcp rail: two-way stream of messages up to 300,000 B goes on when the verbs port goes down" \
         auto "$netdev,tcpnet" "$netdev" "verbs/$dev" ofi/tcp
     ip link del tcpnet
 fi
@@ -293,5 +302,5 @@ if [ "$dev" = rxe0 ]; then
     for n in $rdma_netdevs; do ip link set "$n" up; done
     port_active
 fi
-rm -f "$out"
+rm -f "$out" "$out.stop"
 exit $failed
