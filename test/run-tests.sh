@@ -130,6 +130,7 @@ CORE=1 run_test "regcache: thread safety"                      $mpirun1 "$bin/re
 CORE=1 run_test "regcache: limits, LRU, merging, statistics"   $mpirun1 "$bin/regcache/test_regcache" regcache limits
 CORE=1 run_test "regcache: memory unmapped while registered"   $mpirun1 "$bin/regcache/test_regcache" regcache inuse
 CORE=1 run_test "regcache: no idle caching without hooks"      $mpirun1 "$bin/regcache/test_regcache" regcache nohooks
+run_test "regcache: no idle caching once UCX's hooks silence Open MPI's" "$t/regcache/test_regcache_silenced.sh"
 CORE=1 run_test "regcache: invalid parameters"                 "$t/regcache/test_regcache_bad_params.sh"
 run_test "cluster: btl/tcp over 2 nodes"                "$t/cluster/test_cluster_tcp_smoke.sh" 2 2
 run_test "cluster: btl/tcp over 3 nodes"                "$t/cluster/test_cluster_tcp_smoke.sh" 3 3

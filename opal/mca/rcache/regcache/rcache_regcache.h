@@ -81,6 +81,12 @@ typedef struct mca_rcache_regcache_module_t {
     uint64_t max_entries;
     /* false without memory hooks: an idle entry could go stale unnoticed */
     bool keep_idle;
+    /* whether the hooks still reach us was checked (at the first
+     * deregister: another library may have silenced them since the cache
+     * was made); the page unmapped to check, and whether the hook saw it */
+    bool hooks_checked;
+    unsigned char *probe_page;
+    bool probe_seen;
 
     /* protects everything below; see mca_rcache_regcache_lock() */
     opal_atomic_lock_t lock;

@@ -7,16 +7,19 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "opal/align.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
+#include "opal/util/show_help.h"
 #include "opal/util/sys_limits.h"
 #include "opal/mca/rcache/base/base.h"
 #include "opal/memoryhooks/memory.h"
 #include "opal/runtime/opal_params.h"
 
 #include "rcache_regcache.h"
+#include "rwv_show_help.h"
 
 #define REG_LIST_ITEM(reg) ((opal_list_item_t *) (reg))
 #define REG_SIZE(reg) ((uint64_t) ((reg)->bound - (reg)->base) + 1)
@@ -325,12 +328,53 @@ static int mca_rcache_regcache_register (mca_rcache_base_module_t *rcache, void 
     return rc;
 }
 
+/* From now on every registration goes when its last user does; the idle
+ * ones go now.  Said once per process. */
+static void regcache_stop_keeping_idle (mca_rcache_regcache_module_t *cache)
+{
+    static bool told;
+
+    cache->keep_idle = false;
+    while (regcache_evict_one (cache)) {
+    }
+    if (!told) {
+        told = true;
+        rwv_show_help ("help-rcache-regcache.txt", "hooks silenced", true, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME),
+                       opal_proc_local_get ()->proc_hostname);
+    }
+}
+
+/* Open MPI's memory hooks can stop reaching us after the cache was made:
+ * under Open MPI 4.1, UCX's own hooks silence them when pml/ucx starts
+ * after ob1 (--mca pml ob1,ucx or ^cm).  An idle entry of memory freed and
+ * mapped again would then serve the new buffer with the old pages.  Unmap
+ * a page of our own: the hook must see it (the lock is re-entrant). */
+static void regcache_check_hooks (mca_rcache_regcache_module_t *cache)
+{
+    void *page = mmap (NULL, cache->page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    if (MAP_FAILED == page) {
+        return; /* no page to spare: the next deregister looks again */
+    }
+    cache->hooks_checked = true;
+    cache->probe_page = page;
+    cache->probe_seen = false;
+    (void) munmap (page, cache->page_size);
+    cache->probe_page = NULL;
+    if (!cache->probe_seen) {
+        regcache_stop_keeping_idle (cache);
+    }
+}
+
 static int mca_rcache_regcache_deregister (mca_rcache_base_module_t *rcache,
                                            mca_rcache_base_registration_t *reg)
 {
     mca_rcache_regcache_module_t *cache = regcache_of (rcache);
 
     mca_rcache_regcache_lock (cache);
+    if (OPAL_UNLIKELY(cache->keep_idle && !cache->hooks_checked)) {
+        regcache_check_hooks (cache);
+    }
     if (0 == --reg->ref_count) {
         if (reg->flags & MCA_RCACHE_REGCACHE_FLAG_DETACHED) {
             regcache_release (cache, reg);
@@ -402,6 +446,10 @@ static int mca_rcache_regcache_invalidate_range (mca_rcache_base_module_t *rcach
         return OPAL_SUCCESS;
     }
     mca_rcache_regcache_lock (cache);
+    if (NULL != cache->probe_page && cache->probe_page >= (unsigned char *) addr &&
+        cache->probe_page < (unsigned char *) addr + size) {
+        cache->probe_seen = true;
+    }
     (void) regcache_walk_range (cache, (unsigned char *) addr, (unsigned char *) addr + size - 1,
                                 regcache_mark_invalid, cache);
     mca_rcache_regcache_unlock (cache);
