@@ -196,6 +196,24 @@ static void check_hits (mca_rcache_base_module_t *rc)
     munmap (buf, 16 * page);
 }
 
+/* Map NPAGES at MEM again (unmapped by the caller): a registration there
+ * must be new, never OLD_ID. */
+static void check_fresh_after_remap (mca_rcache_base_module_t *rc, unsigned char *mem, size_t npages,
+                                     uint64_t old_id, const char *what)
+{
+    test_reg_t *reg;
+    char detail[256];
+
+    if (!remap_same (mem, npages)) {
+        return;
+    }
+    reg = reg_get (rc, mem, npages * page, RW);
+    snprintf (detail, sizeof (detail), "got id %lu, stale id was %lu", reg->id, old_id);
+    check (reg->id != old_id && owner.live[reg->id % sizeof (owner.live)], what, detail);
+    reg_put (rc, reg);
+    munmap (mem, npages * page);
+}
+
 static void check_munmap_and_remap (mca_rcache_base_module_t *rc)
 {
     unsigned char *other = map_pages (1);
@@ -216,15 +234,8 @@ static void check_munmap_and_remap (mca_rcache_base_module_t *rc)
     check (was_deregistered (old_id),
            "munmap of a cached idle region deregisters it (deferred out of the hook)", detail);
 
-    if (!remap_same (mem, 8)) {
-        return;
-    }
-    reg = reg_get (rc, mem, 8 * page, RW);
-    snprintf (detail, sizeof (detail), "got id %lu, stale id was %lu", reg->id, old_id);
-    check (reg->id != old_id && owner.live[reg->id % sizeof (owner.live)],
-           "the same address mapped again gets a fresh registration, never the stale one", detail);
-    reg_put (rc, reg);
-    munmap (mem, 8 * page);
+    check_fresh_after_remap (rc, mem, 8, old_id,
+                             "the same address mapped again gets a fresh registration, never the stale one");
     munmap (other, page);
 }
 
@@ -668,7 +679,6 @@ static void group_silenced (void)
     unsigned char *mem = map_pages (4);
     test_reg_t *a;
     uint64_t a_id;
-    char detail[256];
 
     opal_mem_hooks_register_release (own_hook, NULL);
     munmap (map_pages (1), page);
@@ -684,14 +694,7 @@ static void group_silenced (void)
     check (was_deregistered (a_id), "with Open MPI's memory hooks silenced by UCX's, an idle registration is released at once",
            "it stayed cached, where memory mapped again at its address would find it stale");
     munmap (mem, 4 * page);
-    if (remap_same (mem, 4)) {
-        a = reg_get (rc, mem, 4 * page, RW);
-        snprintf (detail, sizeof (detail), "got id %lu, stale id was %lu", a->id, a_id);
-        check (a->id != a_id && owner.live[a->id % sizeof (owner.live)],
-               "and the same address mapped again gets a fresh registration", detail);
-        reg_put (rc, a);
-        munmap (mem, 4 * page);
-    }
+    check_fresh_after_remap (rc, mem, 4, a_id, "and the same address mapped again gets a fresh registration");
     check_finalize_balance (rc);
 }
 

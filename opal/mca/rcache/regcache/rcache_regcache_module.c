@@ -340,7 +340,7 @@ static void regcache_stop_keeping_idle (mca_rcache_regcache_module_t *cache)
     if (!told) {
         told = true;
         rwv_show_help ("help-rcache-regcache.txt", "hooks silenced", true, OPAL_NAME_PRINT(OPAL_PROC_MY_NAME),
-                       opal_proc_local_get ()->proc_hostname);
+                       opal_process_info.nodename);
     }
 }
 
