@@ -41,6 +41,22 @@ wait_for_line () {
     return 1
 }
 
+# A test_stream_verify job (PID) run with -t and -f STOP rides out a
+# failure: once COUNT lines of its errors (ERR) match PATTERN and 40 more
+# messages have passed (its OUT's progress lines), or once it has ended,
+# STOP tells it to finish.
+#   stream_ride_out PID OUT ERR PATTERN COUNT STOP
+stream_ride_out () {
+    local since
+    while kill -0 "$1" 2> /dev/null && [ "$(grep -c -e "$4" "$3")" -lt "$5" ]; do sleep 0.1; done
+    since=$(stream_progress "$2")
+    while kill -0 "$1" 2> /dev/null && [ "$(stream_progress "$2")" -lt $((since + 40)) ]; do sleep 0.1; done
+    touch "$6"
+}
+
+# A stream's last progress line in FILE, 0 before the first.
+stream_progress () { sed -n 's/^# progress //p' "$1" | tail -n 1 | grep . || echo 0; }
+
 # True when the Open MPI on PATH is of the 5.0 series.
 ompi_is_5 () {
     ompi_info --version 2>/dev/null | grep -q '^Open MPI v5\.'

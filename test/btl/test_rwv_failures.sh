@@ -47,15 +47,12 @@ else
     echo "not ok - peer death: exit $rc"; tail -15 "$err"
 fi
 
-# the stream's last progress line, 0 before the first
-progress () { sed -n 's/^# progress //p' "$1" | tail -n 1 | grep . || echo 0; }
-
 # rail 2 of node 2 flaps for 2 s after 20 messages of a two-way stream,
 # with rwv on the rails RAILS (the runtime keeps r1); the stream ends once
 # rwv has logged COUNT lines matching BACK (the rail back in use) and 40
 # messages have passed since, or once the job has ended
 flap () { # rails out back count [mca-args...]
-    local pid rails=$1 out=$2 back=$3 count=$4 stop=$2.stop since
+    local pid rails=$1 out=$2 back=$3 count=$4 stop=$2.stop
     shift 4
     : > "$out"
     rm -f "$stop"
@@ -69,10 +66,7 @@ flap () { # rails out back count [mca-args...]
     ip -n "$(cluster_node_name 2)" link set r2 down
     sleep 2
     ip -n "$(cluster_node_name 2)" link set r2 up
-    while kill -0 $pid 2> /dev/null && [ "$(grep -c -e "$back" "$err")" -lt "$count" ]; do sleep 0.1; done
-    since=$(progress "$out")
-    while kill -0 $pid 2> /dev/null && [ "$(progress "$out")" -lt $((since + 40)) ]; do sleep 0.1; done
-    touch "$stop"
+    stream_ride_out $pid "$out" "$err" "$back" "$count" "$stop"
     wait $pid
 }
 out=$(mktemp)

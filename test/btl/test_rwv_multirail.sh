@@ -73,10 +73,7 @@ stream_with_failure () { # mpirun-args... -- dev...
     pid=$!
     wait_for_line "$out" '^# progress 20'
     for dev in "$@"; do ip -n "$(cluster_node_name 2)" link set "$dev" down; done
-    while kill -0 $pid 2> /dev/null && ! { grep -q 'lost a rail' "$err" && grep -q '^# progress 60' "$out"; }; do
-        sleep 0.1
-    done
-    touch "$stop"
+    stream_ride_out $pid "$out" "$err" 'lost a rail' 1 "$stop"
     # the next attempt (run_keeping_help) needs the rails back
     wait $pid
     rc=$?

@@ -33,6 +33,7 @@
 set -u
 top=${RWV_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 bin=$top/_build/test
+. "$top/test/lib.sh"
 export OMPI_MCA_opal_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_hwloc_base_binding_policy=none
 export OMPI_MCA_btl_rwv_backend=verbs OMPI_MCA_mpi_yield_when_idle=1
@@ -214,14 +215,11 @@ fi
 check "verbs ($dev), 2 nodes: a rank busy 5 s at first contact (btl_rwv_connect_timeout 3): eager, FETCH and rendezvous messages arrive, every byte right" \
     '^ok - rank 1 busy 5 s' "${two[@]}" -np 2 --mca btl_rwv_connect_timeout 3 "$bin/mpi/test_busy_peer" -b 5
 
-# the stream's last progress line, 0 before the first
-progress () { sed -n 's/^# progress //p' "$out" | tail -n 1 | grep . || echo 0; }
-
 # Two rails, the stream striped over both (data sent on each), one link
 # down after 20 messages: every byte arrives on the other.  The stream ends
 # once rwv has reported the lost rail and 40 messages have passed since.
 stream_losing () { # label backend interfaces link-to-down rail-pattern...
-    local label=$1 backend=$2 ifs=$3 link=$4 pid i rc p missing= stop=$out.stop since
+    local label=$1 backend=$2 ifs=$3 link=$4 pid i rc p missing= stop=$out.stop
     shift 4
     : > "$out"
     rm -f "$stop"
@@ -233,10 +231,7 @@ stream_losing () { # label backend interfaces link-to-down rail-pattern...
         sleep 0.1
     done
     ip link set "$link" down
-    while kill -0 $pid 2> /dev/null && ! grep -q 'lost a rail to host rxnode' "$out"; do sleep 0.1; done
-    since=$(progress)
-    while kill -0 $pid 2> /dev/null && [ "$(progress)" -lt $((since + 40)) ]; do sleep 0.1; done
-    touch "$stop"
+    stream_ride_out $pid "$out" "$out" 'lost a rail to host rxnode' 1 "$stop"
     wait $pid
     rc=$?
     ip link set "$link" up

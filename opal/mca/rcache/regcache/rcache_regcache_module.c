@@ -12,7 +12,6 @@
 #include "opal/align.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
-#include "opal/util/show_help.h"
 #include "opal/util/sys_limits.h"
 #include "opal/mca/rcache/base/base.h"
 #include "opal/memoryhooks/memory.h"
