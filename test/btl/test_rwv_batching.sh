@@ -16,6 +16,9 @@
 #    wrong bytes), those that wait for credits are copied so that they
 #    can go in a batch (fewer go in place than with btl_rwv_write_batch
 #    1), and with btl_rwv_in_place_min 0 none goes in place;
+#  - ranks that share cores (mpi_yield_when_idle) copy only waiting
+#    messages up to btl_rwv_batch_copy_max: the larger ones go in place
+#    (as many as with btl_rwv_write_batch 1), and with -1 none do;
 #  - the receivers stop calling MPI for 3 s half way (a peer that stops
 #    consuming), both ways at once, and cold rings written with immediate
 #    data (no batches there, and the messages too big for a cold slot,
@@ -45,6 +48,12 @@ counters_problem () { # checks writes-per-message in-place-share
     case ",$1," in *,unbatched,*) awk -v w="$2" 'BEGIN {exit !(w < 1)}' && echo "$2 rail writes per message with batches turned off"; esac
     case ",$1," in *,in_place,*) awk -v g="$3" 'BEGIN {exit !(g <= 0)}' && echo "no message was sent in place"; esac
     case ",$1," in *,copied,*) awk -v g="$3" 'BEGIN {exit !(g > 0)}' && echo "a share of $3 of the messages was sent in place"; esac
+    # about 0.33 when every message of 8 KiB and more goes in place, about
+    # 0.07 when only those written at once do (a window of 64 outruns 16 slots)
+    case ",$1," in *,waiting_in_place,*) awk -v g="$3" 'BEGIN {exit !(g < 0.2)}' &&
+        echo "a share of $3 in place: large messages that waited for credits were copied"; esac
+    case ",$1," in *,waiting_copied,*) awk -v g="$3" 'BEGIN {exit !(g >= 0.2)}' &&
+        echo "a share of $3 in place: large messages that waited for credits were not copied"; esac
     return 0
 }
 
@@ -70,7 +79,11 @@ stream () { # label checks mpirun-and-stream-args...
 ONE_NODE=1 stream "one node: stored into the shared ring from the application's buffer" in_place \
     -np 2 --mca btl self,rwv "$bin" -n 100 -b
 cluster_up 2 1 || exit $?
-stream "batches on one rail, large messages sent in place" batched,in_place "${two[@]}" "$bin" -n 150
+stream "batches on one rail, large messages sent in place" batched,in_place,waiting_copied "${two[@]}" "$bin" -n 150
+stream "ranks that share cores (mpi_yield_when_idle): what waits above btl_rwv_batch_copy_max stays in place" \
+    waiting_in_place "${two[@]}" --mca mpi_yield_when_idle 1 "$bin" -n 150
+stream "the same with btl_rwv_batch_copy_max -1: what waits is copied for batches" batched,waiting_copied \
+    "${two[@]}" --mca mpi_yield_when_idle 1 --mca btl_rwv_batch_copy_max -1 "$bin" -n 150
 stream "btl_rwv_write_batch 1: one write per message" unbatched "${two[@]}" --mca btl_rwv_write_batch 1 "$bin" -n 150
 stream "btl_rwv_in_place_min 0: every message copied" batched,copied "${two[@]}" --mca btl_rwv_in_place_min 0 \
     "$bin" -n 150

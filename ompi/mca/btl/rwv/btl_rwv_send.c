@@ -15,6 +15,7 @@
 
 #include <string.h>
 
+#include "opal/runtime/opal_progress.h"
 #include "opal/sys/atomic.h"
 
 #include "btl_rwv.h"
@@ -405,16 +406,27 @@ void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn)
     }
 }
 
-/* Write now, or wait on the connection behind what already waits.  A
- * message sent in place is copied before it waits where batches are
- * written: at once it costs no copy, and waiting it can go in a batch,
- * which a gathered message cannot (three pieces of the tcp provider's
- * four).  One pair streaming 32 KiB between two emulated nodes went
- * from 0.73x to 0.96x btl/tcp so (docs/results-message-rate.md). */
+/* Is FRAG, about to wait on CONN, copied so that it can join a batch?  A
+ * message sent in place costs no copy when written at once, and waiting
+ * it could not go in a batch (three pieces of the tcp provider's four).
+ * A rank with a core of its own would spend the wait polling, so the copy
+ * is free: one pair streaming 32 KiB between two emulated nodes went from
+ * 0.73x to 0.96x btl/tcp so.  Ranks that share cores pay for a large copy
+ * out of each other's time: 4 pairs on 2 cores at 32 KiB ran at 0.6x the
+ * rate of sending what waits in place (docs/results-message-rate.md). */
+static bool mca_btl_rwv_copy_to_batch (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_frag_t *frag)
+{
+    int max = mca_btl_rwv_component.batch_copy_max;
+
+    return mca_btl_rwv_conn_batches (conn) &&
+        (!opal_progress_yield_when_idle || max < 0 || mca_btl_rwv_frag_len (frag) <= (size_t) max);
+}
+
+/* Write now, or wait on the connection behind what already waits. */
 void mca_btl_rwv_conn_send_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
     if (!mca_btl_rwv_can_write_now (conn) || OPAL_SUCCESS != mca_btl_rwv_write_frag (conn, frag)) {
-        if (mca_btl_rwv_conn_batches (conn)) {
+        if (mca_btl_rwv_copy_to_batch (conn, frag)) {
             mca_btl_rwv_frag_flatten (frag);
         }
         opal_list_append (&conn->pending, &frag->base.super.super);
