@@ -15,10 +15,12 @@
 #    completed before the transport was done with the buffer shows as
 #    wrong bytes), those that wait for credits are copied so that they
 #    can go in a batch (fewer go in place than with btl_rwv_write_batch
-#    1), and with btl_rwv_in_place_min 0 none goes in place;
-#  - ranks that share cores (mpi_yield_when_idle) copy only waiting
-#    messages up to btl_rwv_batch_copy_max: the larger ones go in place
-#    (as many as with btl_rwv_write_batch 1), and with -1 none do;
+#    1) unless it is large, and with btl_rwv_in_place_min 0 none goes in
+#    place;
+#  - a message waiting for credits is copied only up to
+#    btl_rwv_batch_copy_max (44 KiB), and where ranks share cores
+#    (mpi_yield_when_idle) up to btl_rwv_batch_copy_max_shared (16 KiB):
+#    the larger ones go in place, and with -1 none do;
 #  - the receivers stop calling MPI for 3 s half way (a peer that stops
 #    consuming), both ways at once, and cold rings written with immediate
 #    data (no batches there, and the messages too big for a cold slot,
@@ -48,11 +50,15 @@ counters_problem () { # checks writes-per-message in-place-share
     case ",$1," in *,unbatched,*) awk -v w="$2" 'BEGIN {exit !(w < 1)}' && echo "$2 rail writes per message with batches turned off"; esac
     case ",$1," in *,in_place,*) awk -v g="$3" 'BEGIN {exit !(g <= 0)}' && echo "no message was sent in place"; esac
     case ",$1," in *,copied,*) awk -v g="$3" 'BEGIN {exit !(g > 0)}' && echo "a share of $3 of the messages was sent in place"; esac
-    # about 0.33 when every message of 8 KiB and more goes in place, about
-    # 0.07 when only those written at once do (a window of 64 outruns 16 slots)
-    case ",$1," in *,waiting_in_place,*) awk -v g="$3" 'BEGIN {exit !(g < 0.2)}' &&
-        echo "a share of $3 in place: large messages that waited for credits were copied"; esac
-    case ",$1," in *,waiting_copied,*) awk -v g="$3" 'BEGIN {exit !(g >= 0.2)}' &&
+    # about 0.33 when every message of 8 KiB and more goes in place, 0.21
+    # when those waiting for credits go in place only above 44 KiB (the
+    # default), 0.07 when only those written at once do (a window of 64
+    # outruns a ring's 16 slots)
+    case ",$1," in *,waiting_in_place,*) awk -v g="$3" 'BEGIN {exit !(g < 0.28)}' &&
+        echo "a share of $3 in place: messages over 16 KiB that waited for credits were copied"; esac
+    case ",$1," in *,large_waiting_in_place,*) awk -v g="$3" 'BEGIN {exit !(g < 0.12 || g >= 0.28)}' &&
+        echo "a share of $3 in place: not only messages over 44 KiB that waited went in place"; esac
+    case ",$1," in *,waiting_copied,*) awk -v g="$3" 'BEGIN {exit !(g >= 0.12)}' &&
         echo "a share of $3 in place: large messages that waited for credits were not copied"; esac
     return 0
 }
@@ -79,11 +85,14 @@ stream () { # label checks mpirun-and-stream-args...
 ONE_NODE=1 stream "one node: stored into the shared ring from the application's buffer" in_place \
     -np 2 --mca btl self,rwv "$bin" -n 100 -b
 cluster_up 2 1 || exit $?
-stream "batches on one rail, large messages sent in place" batched,in_place,waiting_copied "${two[@]}" "$bin" -n 150
-stream "ranks that share cores (mpi_yield_when_idle): what waits above btl_rwv_batch_copy_max stays in place" \
+stream "batches on one rail, large messages sent in place" batched,in_place,large_waiting_in_place \
+    "${two[@]}" "$bin" -n 150
+stream "btl_rwv_batch_copy_max -1: what waits is copied for batches" batched,waiting_copied \
+    "${two[@]}" --mca btl_rwv_batch_copy_max -1 "$bin" -n 150
+stream "ranks that share cores (mpi_yield_when_idle): what waits over 16 KiB stays in place" \
     waiting_in_place "${two[@]}" --mca mpi_yield_when_idle 1 "$bin" -n 150
-stream "the same with btl_rwv_batch_copy_max -1: what waits is copied for batches" batched,waiting_copied \
-    "${two[@]}" --mca mpi_yield_when_idle 1 --mca btl_rwv_batch_copy_max -1 "$bin" -n 150
+stream "the same with btl_rwv_batch_copy_max_shared -1: what waits is copied" batched,waiting_copied \
+    "${two[@]}" --mca mpi_yield_when_idle 1 --mca btl_rwv_batch_copy_max_shared -1 "$bin" -n 150
 stream "btl_rwv_write_batch 1: one write per message" unbatched "${two[@]}" --mca btl_rwv_write_batch 1 "$bin" -n 150
 stream "btl_rwv_in_place_min 0: every message copied" batched,copied "${two[@]}" --mca btl_rwv_in_place_min 0 \
     "$bin" -n 150

@@ -204,7 +204,8 @@ typedef struct mca_btl_rwv_component_t {
     int stripe_eager_threshold;      /* eager messages this big are split across rails */
     int write_batch;                 /* most waiting eager messages written with one post */
     int in_place_min;                /* eager data this big is sent from the application's memory; 0: never */
-    int batch_copy_max;              /* ranks sharing cores copy a waiting message up to this for a batch; -1: any */
+    int batch_copy_max;              /* a waiting message up to this is copied for a batch; -1: any */
+    int batch_copy_max_shared;       /* the same where ranks share cores (yield when idle) */
     int eager_rail;                  /* mca_btl_rwv_eager_rail_t */
     bool one_sided;                  /* put rwv first in osc_rdma_btls */
     int osc_buffer_size;             /* osc_rdma_buffer_size, unless the user set it; 0: untouched */

@@ -168,13 +168,17 @@ static const rwv_param_t rwv_params[] = {
       "so that it can go in a batch. To a peer on this node whose ring rwv shares, any eager message "
       "is stored from the application's buffer, whatever its size. The send completes once the "
       "transport is done with the buffer. 0: always copy"),
-    RWV_INT(batch_copy_max, 16384, -1, INT_MAX, 1, "use -1 (always copy) or a number of bytes",
-      "When ranks share processor cores (mpi_yield_when_idle, which mpirun sets on an oversubscribed "
-      "node), the largest eager message, in bytes, that is copied while it waits for credits so that "
-      "it can go in a batch (btl_rwv_write_batch); a larger one waits in the application's buffer "
-      "and is written alone, since its copy would take processor time from the ranks it shares a "
-      "core with. A rank with a core of its own copies every waiting message (btl_rwv_in_place_min): "
-      "it would spend that time polling. -1: always copy"),
+    RWV_INT(batch_copy_max, 45056, -1, INT_MAX, 1, "use -1 (always copy) or a number of bytes",
+      "Largest eager message, in bytes with the PML's header, that is copied into a send buffer while "
+      "it waits for credits, so that it can go in a batch (btl_rwv_write_batch); a larger one waits "
+      "in the application's buffer and is written alone when credits come (only messages that would "
+      "go in place, btl_rwv_in_place_min). Up to here the batch saves more than the copy costs. "
+      "-1: always copy"),
+    RWV_INT(batch_copy_max_shared, 16384, -1, INT_MAX, 1, "use -1 (always copy) or a number of bytes",
+      "btl_rwv_batch_copy_max for ranks that share processor cores (mpi_yield_when_idle, which "
+      "mpirun sets on an oversubscribed node): there the copy takes processor time from the ranks "
+      "a core is shared with, where a rank with a core of its own would spend it polling. "
+      "-1: always copy"),
     RWV_CHOICE(eager_rail, "round_robin", &rwv_eager_rail_string, rwv_eager_rails, "use first or round_robin",
       "Which rail carries each unsplit eager message to a multi-rail peer: round_robin (every "
       "ready rail in turn: a stream of small messages uses every rail, as btl/tcp's modules do) "

@@ -409,17 +409,18 @@ void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn)
 /* Is FRAG, about to wait on CONN, copied so that it can join a batch?  A
  * message sent in place costs no copy when written at once, and waiting
  * it could not go in a batch (three pieces of the tcp provider's four).
- * A rank with a core of its own would spend the wait polling, so the copy
- * is free: one pair streaming 32 KiB between two emulated nodes went from
- * 0.73x to 0.96x btl/tcp so.  Ranks that share cores pay for a large copy
- * out of each other's time: 4 pairs on 2 cores at 32 KiB ran at 0.6x the
+ * Up to about 40 KiB the batch saves more than the copy costs a rank with
+ * a core of its own: one pair streaming 32 KiB between two emulated nodes
+ * went from 0.73x to 0.96x btl/tcp so; at 48 KiB and more the copy lost.
+ * Ranks that share cores pay for a copy out of each other's time, and
+ * lose from about 16 KiB: 4 pairs on 2 cores at 32 KiB ran at 0.6x the
  * rate of sending what waits in place (docs/results-message-rate.md). */
 static bool mca_btl_rwv_copy_to_batch (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_frag_t *frag)
 {
-    int max = mca_btl_rwv_component.batch_copy_max;
+    int max = opal_progress_yield_when_idle ? mca_btl_rwv_component.batch_copy_max_shared :
+        mca_btl_rwv_component.batch_copy_max;
 
-    return mca_btl_rwv_conn_batches (conn) &&
-        (!opal_progress_yield_when_idle || max < 0 || mca_btl_rwv_frag_len (frag) <= (size_t) max);
+    return mca_btl_rwv_conn_batches (conn) && (max < 0 || mca_btl_rwv_frag_len (frag) <= (size_t) max);
 }
 
 /* Write now, or wait on the connection behind what already waits. */
