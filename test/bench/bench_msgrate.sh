@@ -15,7 +15,7 @@ set -u
 bin=$build/test/bench
 rounds=$1 out=$2
 sizes="1 64 1024 8192 32768 65536"
-pair_sizes="1 1024 32768"
+pair_sizes="1 1024 8192 32768"
 mkdir -p "$out"
 # Open MPI 5.0 renamed vader to sm and keeps the old name as an alias
 shm=$(ompi_info --parsable 2>/dev/null | grep -q '^mca:btl:sm:' && echo sm || echo vader)
