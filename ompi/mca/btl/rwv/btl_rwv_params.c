@@ -165,9 +165,9 @@ static const rwv_param_t rwv_params[] = {
       "transport reads memory it was not given a registration for (libfabric's tcp provider, not "
       "verbs); only to peers on other nodes reached by one rail (a multi-rail peer's messages are "
       "kept for replay), and only when written at once: one that must wait for credits is copied, "
-      "so that it can go in a batch, up to btl_rwv_batch_copy_max. To a peer on this node whose ring rwv shares, any eager message "
-      "is stored from the application's buffer, whatever its size. The send completes once the "
-      "transport is done with the buffer. 0: always copy"),
+      "so that it can go in a batch, up to btl_rwv_batch_copy_max. To a peer on this node whose "
+      "ring rwv shares, any eager message is stored from the application's buffer, whatever its "
+      "size. The send completes once the transport is done with the buffer. 0: always copy"),
     RWV_INT(batch_copy_max, 45056, -1, INT_MAX, 1, "use -1 (always copy) or a number of bytes",
       "Largest eager message, in bytes with the PML's header, that is copied into a send buffer while "
       "it waits for credits, so that it can go in a batch (btl_rwv_write_batch); a larger one waits "
