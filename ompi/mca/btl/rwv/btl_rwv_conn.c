@@ -149,6 +149,23 @@ void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn)
     mca_btl_rwv_fetch_done (conn);
 }
 
+/* Why the last rail to a peer failed.  When the peer had closed another
+ * rail's connection without its goodbye, whatever fails on this one next
+ * (a write that meets the reset, say) comes from the same death: say so,
+ * rather than blame this rail. */
+static const char *mca_btl_rwv_conn_last_why (mca_btl_rwv_conn_t *conn, const char *why,
+                                              char *text, size_t size)
+{
+    const char *on = conn->endpoint->vanished_on;
+
+    if (NULL == on || conn->rail->name == on) {
+        return why;
+    }
+    snprintf (text, size, "%s, after the peer closed the connection without saying goodbye "
+              "on rail %s: its process has probably died", why, on);
+    return text;
+}
+
 void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
@@ -169,9 +186,10 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
     }
 
     if (!endpoint->failed) {
-        char peer[MCA_BTL_RWV_IP_STRLEN];
+        char peer[MCA_BTL_RWV_IP_STRLEN], last_why[320];
 
         endpoint->failed = true;
+        why = mca_btl_rwv_conn_last_why (conn, why, last_why, sizeof (last_why));
         mca_btl_rwv_ip_ntop (&conn->peer_ip, peer, sizeof (peer));
         rwv_show_help ("help-mpi-btl-rwv.txt", "connection failed", true,
                        OPAL_PROC_MY_HOSTNAME, mca_btl_rwv_peer_host (endpoint),
@@ -204,6 +222,17 @@ void mca_btl_rwv_conn_refused (mca_btl_rwv_conn_t *conn, const char *why)
     mca_btl_rwv_conn_failed (conn, why);
 }
 
+/* The peer's end of the connection went away without its goodbye: it
+ * closed it, or a write met the reset. */
+void mca_btl_rwv_conn_vanished (mca_btl_rwv_conn_t *conn)
+{
+    conn->endpoint->vanished_on = conn->rail->name;
+    mca_btl_rwv_conn_failed (conn, mca_btl_rwv_endpoint_has_live_rail (conn->endpoint, conn) ?
+                             "the peer closed the connection on this rail" :
+                             "the peer closed the connection without saying goodbye: "
+                             "its process has probably died");
+}
+
 /* The peer closed the connection.  After its goodbye (it is finalizing)
  * nothing is lost unless messages were still queued, and a later message
  * reconnects.  Without one, its process died: a receive posted for it
@@ -214,10 +243,7 @@ void mca_btl_rwv_conn_closed (mca_btl_rwv_conn_t *conn)
         return;
     }
     if (!mca_btl_rwv_conn_peer_said_goodbye (conn)) {
-        mca_btl_rwv_conn_failed (conn, mca_btl_rwv_endpoint_has_live_rail (conn->endpoint, conn) ?
-                                 "the peer closed the connection on this rail" :
-                                 "the peer closed the connection without saying goodbye: "
-                                 "its process has probably died");
+        mca_btl_rwv_conn_vanished (conn);
         return;
     }
     if (!opal_list_is_empty (&conn->pending)) {
@@ -237,12 +263,16 @@ static bool mca_btl_rwv_state_waits (mca_btl_rwv_conn_state_t state)
 
 /* Every change of state comes here, so the connections waiting for an
  * answer are counted: the timeout check walks the table only while some
- * wait, and only until it has seen them all. */
+ * wait, and only until it has seen them all.  A peer that connects is
+ * alive, whatever it closed before. */
 void mca_btl_rwv_conn_set_state (mca_btl_rwv_conn_t *conn, mca_btl_rwv_conn_state_t state)
 {
     mca_btl_rwv_component.module->conns_waiting += (int) mca_btl_rwv_state_waits (state) -
         (int) mca_btl_rwv_state_waits (conn->state);
     conn->state = state;
+    if (MCA_BTL_RWV_CONN_CONNECTED == state) {
+        conn->endpoint->vanished_on = NULL;
+    }
 }
 
 void mca_btl_rwv_conn_check_timeouts (double now)

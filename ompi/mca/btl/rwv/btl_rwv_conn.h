@@ -195,6 +195,9 @@ void mca_btl_rwv_conn_set_state (mca_btl_rwv_conn_t *conn, mca_btl_rwv_conn_stat
  * transport writes no more into them): the hot ring it had or was
  * offered, and the read buffer of a message it sent. */
 void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn);
+/* The peer's end went away without its goodbye (closed, or reset under a
+ * write): fails CONN, and names the peer's death once no rail is left. */
+void mca_btl_rwv_conn_vanished (mca_btl_rwv_conn_t *conn);
 /* Fails the connections still waiting for an answer at NOW (seconds,
  * CLOCK_MONOTONIC) past their btl_rwv_connect_timeout. */
 void mca_btl_rwv_conn_check_timeouts (double now);

@@ -37,6 +37,7 @@ static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)
     endpoint->put_conn = NULL;
     endpoint->unconfirmed_puts = 0;
     endpoint->failed = false;
+    endpoint->vanished_on = NULL;
     endpoint->ops_out = 0;
     OBJ_CONSTRUCT(&endpoint->atomics, opal_list_t);
     memset (endpoint->conns, 0, sizeof (endpoint->conns));

@@ -43,6 +43,9 @@ struct mca_btl_base_endpoint_t {
     int unconfirmed_puts;
     opal_list_t reassembly;    /* the peer's split eager messages, partly arrived */
     bool failed;               /* reported to the PML; everything to it fails now */
+    /* the rail where it closed a connection without its goodbye, or NULL:
+     * what fails on its other rails after that is its death, not theirs */
+    const char *vanished_on;
     /* what a flush waits for: puts, gets, atomics and flush markers not yet complete */
     int ops_out;
     opal_list_t atomics;       /* ours, waiting for the peer's reply */

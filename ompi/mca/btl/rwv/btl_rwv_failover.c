@@ -48,6 +48,7 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_handshake.h"
 #include "btl_rwv_failover.h"
 #include "btl_rwv_rdma.h"
 #include "btl_rwv_send.h"
@@ -99,7 +100,11 @@ bool mca_btl_rwv_frag_failover (mca_btl_rwv_frag_t *frag, int status)
     MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
     if (MCA_BTL_RWV_CONN_FAILED != conn->state) {
         /* still in flight for this call, so that the rail's own replay skips it */
-        mca_btl_rwv_conn_failed (conn, "a write on this rail failed");
+        if (OPAL_ERR_CONNECTION_FAILED == status && !mca_btl_rwv_conn_peer_said_goodbye (conn)) {
+            mca_btl_rwv_conn_vanished (conn);
+        } else {
+            mca_btl_rwv_conn_failed (conn, "a write on this rail failed");
+        }
     }
     /* only a kept frag can be replayed, and only to a peer still reachable;
      * otherwise the frag stays in flight until its completion is handled */

@@ -7,6 +7,8 @@
  */
 #include "opal_config.h"
 
+#include <errno.h>
+
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_eq.h>
@@ -71,6 +73,19 @@ void mca_btl_rwv_ofi_cq_release (mca_btl_rwv_ofi_rail_t *rail, int slot)
     }
 }
 
+/* A reset or broken connection means the peer's end went away; the tcp
+ * provider reports the socket's error when a write meets it. */
+static int ofi_op_status (int err)
+{
+    if (FI_EACCES == err || FI_EKEYREJECTED == err) {
+        return OPAL_ERR_PERM;
+    }
+    if (FI_ECONNRESET == err || EPIPE == err || FI_ENOTCONN == err) {
+        return OPAL_ERR_CONNECTION_FAILED;
+    }
+    return OPAL_ERR_UNREACH;
+}
+
 /* Every error queued: a closing reports all it cancelled at once, and
  * each must be seen before what failed is posted again elsewhere. */
 static int ofi_cq_errors (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
@@ -93,8 +108,7 @@ static int ofi_cq_errors (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REAPED);
         opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: operation failed: %s", rail->super.name, fi_strerror (err.err));
-        mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) err.op_context,
-                               FI_EACCES == err.err || FI_EKEYREJECTED == err.err ? OPAL_ERR_PERM : OPAL_ERR_UNREACH);
+        mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) err.op_context, ofi_op_status (err.err));
         err = (struct fi_cq_err_entry) {0};
     }
     return count;
