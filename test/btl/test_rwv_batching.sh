@@ -21,6 +21,9 @@
 #    btl_rwv_batch_copy_max (44 KiB), and where ranks share cores
 #    (mpi_yield_when_idle) up to btl_rwv_batch_copy_max_shared (16 KiB):
 #    the larger ones go in place, and with -1 none do;
+#  - a stream of 48 KiB messages, all sent in place: those that wait go
+#    two to a write (the PML's header after the data, so that each is two
+#    pieces of the tcp provider's four), and without batches one each;
 #  - the receivers stop calling MPI for 3 s half way (a peer that stops
 #    consuming), both ways at once, and cold rings written with immediate
 #    data (no batches there, and the messages too big for a cold slot,
@@ -50,6 +53,7 @@ counters_problem () { # checks writes-per-message in-place-share
     case ",$1," in *,unbatched,*) awk -v w="$2" 'BEGIN {exit !(w < 1)}' && echo "$2 rail writes per message with batches turned off"; esac
     case ",$1," in *,in_place,*) awk -v g="$3" 'BEGIN {exit !(g <= 0)}' && echo "no message was sent in place"; esac
     case ",$1," in *,copied,*) awk -v g="$3" 'BEGIN {exit !(g > 0)}' && echo "a share of $3 of the messages was sent in place"; esac
+    case ",$1," in *,all_in_place,*) awk -v g="$3" 'BEGIN {exit !(g < 0.9)}' && echo "only a share of $3 was sent in place"; esac
     # about 0.33 when every message of 8 KiB and more goes in place, 0.21
     # when those waiting for credits go in place only above 44 KiB (the
     # default), 0.07 when only those written at once do (a window of 64
@@ -94,6 +98,10 @@ stream "ranks that share cores (mpi_yield_when_idle): what waits over 16 KiB sta
 stream "the same with btl_rwv_batch_copy_max_shared -1: what waits is copied" batched,waiting_copied \
     "${two[@]}" --mca mpi_yield_when_idle 1 --mca btl_rwv_batch_copy_max_shared -1 "$bin" -n 150
 stream "btl_rwv_write_batch 1: one write per message" unbatched "${two[@]}" --mca btl_rwv_write_batch 1 "$bin" -n 150
+stream "48 KiB messages sent in place, those that wait two to a write" batched,all_in_place \
+    "${two[@]}" "$bin" -n 100 -s 49152
+stream "the same with btl_rwv_write_batch 1: one write each" unbatched,all_in_place \
+    "${two[@]}" --mca btl_rwv_write_batch 1 "$bin" -n 100 -s 49152
 stream "btl_rwv_in_place_min 0: every message copied" batched,copied "${two[@]}" --mca btl_rwv_in_place_min 0 \
     "$bin" -n 150
 stream "receivers stop consuming for 3 s, both ways" batched,in_place "${two[@]}" "$bin" -n 100 -b -p 3

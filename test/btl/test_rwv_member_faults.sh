@@ -7,7 +7,9 @@
 #    the sender's host and what was wrong, closes the connection, and the
 #    job ends through Open MPI's error path: no crash, no hang;
 #  - a message claiming to replay a connection never made, a ring change
-#    naming 1 GiB slots, a FETCH claiming 4 GiB: the same;
+#    naming 1 GiB slots, a FETCH claiming 4 GiB, and (between 2 emulated
+#    nodes, one rail) a message with the PML's header after its data that
+#    names a header of 0 bytes: the same;
 #  - a FETCH naming memory outside its buffer: the sender's transport
 #    refuses the read; the libfabric tcp provider does so by closing the
 #    connection, which the reader cannot tell from a broken link, so it
@@ -76,6 +78,18 @@ faulty_pair () {
              -np 1 -H "$n1" "$@" : -np 1 -H "$n2" -x RWV_TEST_FAULT="$fault" "$@"' \
         "$(dirname "$0")/../cluster/cluster.sh" "$n1" "$n2" "$fault" "$mca" "$@"
 }
+# one rail between the nodes, so that messages go from the application's
+# buffer with the PML's header last (only to a peer with one rail)
+RWV_EXPECT="its header after the data, described wrongly" faulty_pair head_len "--mca btl_rwv_if_include r1" \
+    "$bin/test_pingpong_verify" -m 65536 > /dev/null
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! crashed && grep -q "$malformed" "$err" &&
+   grep -q "its header after the data, described wrongly" "$err"; then
+    echo "ok - a message with the PML's header after its data naming a header of 0 bytes, between 2 nodes: its sender's host is named, the connection closed, the job ends without a crash (exit $rc)"
+else
+    echo "not ok - a header-last message naming no header: exit $rc"; tail -15 "$err"
+fi
+
 out=$(RWV_EXPECT="a message longer than a ring slot" faulty_pair ring_len "" "$bin/test_stream_verify" -n 200)
 rc=$?
 if job_ended "$rc" && ! crashed && echo "$out" | grep -q '^ok - .* 0 corrupted bytes' &&

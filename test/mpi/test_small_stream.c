@@ -13,13 +13,14 @@
  * -p SECONDS: half way, every receiver stops calling MPI for that long (a
  * peer that stops consuming), then goes on.  -t TICK: rank 0 prints
  * "# progress N" every TICK windows, for a test to act in the middle; -f
- * FILE: the stream goes on after COUNT windows until FILE exists.
+ * FILE: the stream goes on after COUNT windows until FILE exists.  -s
+ * SIZE: every message SIZE bytes (at most 70000) instead.
  * At the end rank 0 prints "ok - ..." and, when btl/rwv carried it, the
  * rail writes per eager message over every rank ("# writes per message X")
  * and the share of eager messages sent from the application's buffer
  * ("# in place per message X").
  *
- *   test_small_stream [-n WINDOWS] [-b] [-p SECONDS] [-t TICK] [-f FILE]
+ *   test_small_stream [-n WINDOWS] [-b] [-p SECONDS] [-t TICK] [-f FILE] [-s SIZE]
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -37,6 +38,8 @@ static const size_t sizes[] = {0, 1, 7, 8, 64, 96, 97, 128, 1000, 1024, 1056, 40
 #define NUM_SIZES (sizeof (sizes) / sizeof (sizes[0]))
 #define MAX_SIZE 70000
 
+static long fixed_size = -1; /* -s: every message this size */
+
 static unsigned char pattern (uint64_t number, size_t i)
 {
     uint64_t x = (number + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t) i * 0xbf58476d1ce4e5b9ull;
@@ -45,6 +48,9 @@ static unsigned char pattern (uint64_t number, size_t i)
 
 static size_t size_of (uint64_t number)
 {
+    if (fixed_size >= 0) {
+        return (size_t) fixed_size;
+    }
     return sizes[(number * 7) % NUM_SIZES];
 }
 
@@ -116,19 +122,21 @@ int main (int argc, char **argv)
     MPI_T_init_thread (MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &nprocs);
-    while (-1 != (opt = getopt (argc, argv, "n:bp:t:f:"))) {
+    while (-1 != (opt = getopt (argc, argv, "n:bp:t:f:s:"))) {
         switch (opt) {
         case 'n': windows = atoi (optarg); break;
         case 'b': both = 1; break;
         case 'p': pause_s = atoi (optarg); break;
         case 't': tick = atoi (optarg); break;
         case 'f': until = optarg; break;
+        case 's': fixed_size = atol (optarg); break;
         default: MPI_Abort (MPI_COMM_WORLD, 2);
         }
     }
-    if (nprocs % 2 || windows < 2) {
+    if (nprocs % 2 || windows < 2 || fixed_size > MAX_SIZE) {
         if (0 == rank) {
-            fprintf (stderr, "usage: mpirun -np 2N %s [-n WINDOWS>=2] [-b] [-p SECONDS] [-t TICK] [-f FILE]\n", argv[0]);
+            fprintf (stderr, "usage: mpirun -np 2N %s [-n WINDOWS>=2] [-b] [-p SECONDS] [-t TICK] [-f FILE] [-s SIZE<=%d]\n",
+                     argv[0], MAX_SIZE);
         }
         MPI_Abort (MPI_COMM_WORLD, 2);
     }
@@ -178,8 +186,15 @@ int main (int argc, char **argv)
     double writes = counters_ratio (&counters), gathered = counters_ratio (&in_place);
 
     if (0 == rank) {
-        printf ("%s - %llu messages of 0 B to %d B per stream in windows of %d, %s%s: %ld wrong bytes\n",
-                total_wrong ? "not ok" : "ok", (unsigned long long) messages, MAX_SIZE, WINDOW,
+        char what[64];
+
+        if (fixed_size >= 0) {
+            snprintf (what, sizeof (what), "%ld B", fixed_size);
+        } else {
+            snprintf (what, sizeof (what), "0 B to %d B", MAX_SIZE);
+        }
+        printf ("%s - %llu messages of %s per stream in windows of %d, %s%s: %ld wrong bytes\n",
+                total_wrong ? "not ok" : "ok", (unsigned long long) messages, what, WINDOW,
                 both ? "both ways" : "one way", pause_s ? ", receivers paused half way" : "", total_wrong);
         if (writes >= 0) {
             printf ("# writes per message %.3f\n", writes);

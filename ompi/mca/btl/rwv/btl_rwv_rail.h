@@ -51,6 +51,10 @@ typedef struct mca_btl_rwv_rail_t mca_btl_rwv_rail_t;
 /* One write of a batch (mca_btl_rwv_rail_ops_t.writev), and the
  * operation its completion reports to. */
 typedef struct mca_btl_rwv_iov_t {
+    /* the application's data before BUF, unregistered (data_len 0: none;
+     * only on rails that gather, mca_btl_rwv_rail_gathers) */
+    const void *data;
+    size_t data_len;
     const void *buf;
     size_t len;
     void *desc;

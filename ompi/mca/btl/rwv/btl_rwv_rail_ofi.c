@@ -323,19 +323,19 @@ static void ofi_batch_complete (mca_btl_rwv_op_t *op, int status)
     opal_free_list_return (&batch->rail->batches, &batch->op.super);
 }
 
-/* One message with COUNT pieces of local memory and as many remote
- * places: the tcp provider sends it with one system call, and reports
- * it with one completion. */
+/* One message with COUNT remote places, each filled from its own local
+ * pieces (one, or the application's data and one): the tcp provider sends
+ * it with one system call, and reports it with one completion. */
 static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, int count, uint64_t rkey,
                        bool with_imm)
 {
     mca_btl_rwv_ofi_rail_t *rail = ofi_rail (conn->rail);
     mca_btl_rwv_ofi_batch_t *batch;
-    struct iovec local[MCA_BTL_RWV_MAX_BATCH];
+    struct iovec local[2 * MCA_BTL_RWV_MAX_BATCH];
     struct fi_rma_iov remote[MCA_BTL_RWV_MAX_BATCH];
-    void *desc[MCA_BTL_RWV_MAX_BATCH];
-    struct fi_msg_rma msg = {.msg_iov = local, .desc = desc, .iov_count = (size_t) count, .rma_iov = remote,
-                             .rma_iov_count = (size_t) count};
+    void *desc[2 * MCA_BTL_RWV_MAX_BATCH];
+    struct fi_msg_rma msg = {.msg_iov = local, .desc = desc, .rma_iov = remote, .rma_iov_count = (size_t) count};
+    size_t pieces = 0;
     ssize_t rc;
 
     if (with_imm || NULL == (batch = (mca_btl_rwv_ofi_batch_t *) opal_free_list_get (&rail->batches))) {
@@ -345,12 +345,17 @@ static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, i
     batch->count = count;
     batch->op.complete = ofi_batch_complete;
     for (int i = 0 ; i < count ; ++i) {
-        local[i] = (struct iovec) {.iov_base = (void *) iov[i].buf, .iov_len = iov[i].len};
-        remote[i] = (struct fi_rma_iov) {.addr = iov[i].raddr, .len = iov[i].len, .key = rkey};
-        desc[i] = iov[i].desc;
+        if (iov[i].data_len) {
+            desc[pieces] = NULL;
+            local[pieces++] = (struct iovec) {.iov_base = (void *) iov[i].data, .iov_len = iov[i].data_len};
+        }
+        desc[pieces] = iov[i].desc;
+        local[pieces++] = (struct iovec) {.iov_base = (void *) iov[i].buf, .iov_len = iov[i].len};
+        remote[i] = (struct fi_rma_iov) {.addr = iov[i].raddr, .len = iov[i].data_len + iov[i].len, .key = rkey};
         batch->ops[i] = iov[i].op;
         mca_btl_rwv_op_posted (iov[i].op, true);
     }
+    msg.iov_count = pieces;
     msg.context = &batch->op;
     mca_btl_rwv_op_posted (&batch->op, true);
     rc = fi_writemsg (ofi_ep (conn), &msg, FI_COMPLETION);

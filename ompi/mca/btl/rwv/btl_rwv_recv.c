@@ -81,6 +81,8 @@ static inline bool mca_btl_rwv_tag_is_ours (uint8_t tag)
 static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr)
 {
     const uint8_t known = MCA_BTL_RWV_HDR_FLAG_HELLO | MCA_BTL_RWV_HDR_FLAG_REPLAY | MCA_BTL_RWV_HDR_FLAG_STRIPE |
+        MCA_BTL_RWV_HDR_FLAG_FETCH | MCA_BTL_RWV_HDR_FLAG_HEAD_LAST;
+    const uint8_t head_last_excludes = MCA_BTL_RWV_HDR_FLAG_HELLO | MCA_BTL_RWV_HDR_FLAG_STRIPE |
         MCA_BTL_RWV_HDR_FLAG_FETCH;
 
     if (MCA_BTL_RWV_PAD8((size_t) hdr->len) + HDR_SIZE > conn->local.cur.slot_size) {
@@ -88,6 +90,12 @@ static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, 
     }
     if (hdr->flags & ~known) {
         return "a message with flags this version does not know";
+    }
+    if ((hdr->flags & MCA_BTL_RWV_HDR_FLAG_HEAD_LAST) &&
+        ((hdr->flags & head_last_excludes) || 0 == hdr->head_len || hdr->head_len > hdr->len ||
+         mca_btl_rwv_tag_is_ours (hdr->tag) ||
+         MCA_BTL_RWV_PAD8((size_t) hdr->len) + HDR_SIZE + hdr->head_len > conn->local.cur.slot_size)) {
+        return "a message with its header after the data, described wrongly";
     }
     if ((hdr->flags & MCA_BTL_RWV_HDR_FLAG_FETCH) && hdr->len != sizeof (mca_btl_rwv_fetch_hdr_t)) {
         return "a message to be read, described wrongly";
@@ -234,10 +242,16 @@ static const char *mca_btl_rwv_arrival_payload (mca_btl_rwv_conn_t *conn, const 
 {
     const char *problem = mca_btl_rwv_arrival_problem (conn, hdr);
 
-    *payload = (unsigned char *) slot_hdr - MCA_BTL_RWV_PAD8(hdr->len);
+    unsigned char *start = (unsigned char *) slot_hdr - MCA_BTL_RWV_PAD8(hdr->len);
+
+    *payload = start;
     *len = hdr->len;
     if (NULL == problem && (hdr->flags & MCA_BTL_RWV_HDR_FLAG_FETCH)) {
         problem = mca_btl_rwv_fetch_poll (conn, slot_hdr, payload, len);
+    } else if (NULL == problem && (hdr->flags & MCA_BTL_RWV_HDR_FLAG_HEAD_LAST)) {
+        /* checked above: the slot has head_len free bytes before the message */
+        memmove (start - hdr->head_len, start + hdr->len - hdr->head_len, hdr->head_len);
+        *payload = start - hdr->head_len;
     }
     return problem;
 }

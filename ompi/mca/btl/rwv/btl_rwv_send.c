@@ -169,24 +169,62 @@ static bool mca_btl_rwv_conn_gathers (const mca_btl_rwv_conn_t *conn)
     return NULL != conn->peer.ring || mca_btl_rwv_rail_gathers (conn->rail);
 }
 
+/* Can FRAG, in place, go to CONN's rail with the PML's header after its
+ * data (MCA_BTL_RWV_HDR_FLAG_HEAD_LAST): a rail's write, not a store,
+ * and room in the slot for the receiver to move the header in front? */
+static bool mca_btl_rwv_head_last_fits (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_frag_t *frag)
+{
+    size_t head = frag->segments[0].seg_len;
+
+    return NULL == conn->peer.ring && head > 0 && head <= UINT8_MAX &&
+        mca_btl_rwv_slot_bytes (mca_btl_rwv_frag_len (frag)) + head <= conn->peer.slot_size;
+}
+
+/* FRAG's message in place as two pieces: the data from the application's
+ * memory, then from FRAG's buffer the PML's header, padding and our
+ * header, which wait there until the write is done; returns the bytes
+ * the message takes in its slot. */
+static size_t mca_btl_rwv_head_last_pieces (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag, struct iovec *iov)
+{
+    const mca_btl_base_segment_t *seg = frag->segments;
+    size_t head = seg[0].seg_len, len = head + seg[1].seg_len, pad = MCA_BTL_RWV_PAD8(len) - len;
+    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, frag->tag,
+                                                      frag->hdr_flags | MCA_BTL_RWV_HDR_FLAG_HEAD_LAST, frag);
+
+    hdr.head_len = MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_HEAD_LEN, true) ? 0 : (uint8_t) head;
+    memset (frag->buf + head, 0, pad);
+    memcpy (frag->buf + head + pad, &hdr, sizeof (hdr));
+    iov[0] = (struct iovec) {.iov_base = seg[1].seg_addr.pval, .iov_len = seg[1].seg_len};
+    iov[1] = (struct iovec) {.iov_base = frag->buf, .iov_len = head + pad + sizeof (hdr)};
+    return mca_btl_rwv_slot_bytes (len);
+}
+
 /* The PML's header from FRAG's buffer, its data from the application's
  * memory, then padding and our header, which wait in FRAG's buffer after
- * the PML's header until the write is done. */
+ * the PML's header until the write is done; or, where it fits, the same
+ * in two pieces with the PML's header last. */
 static int mca_btl_rwv_write_in_place (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
     const mca_btl_base_segment_t *seg = frag->segments;
-    size_t len = seg[0].seg_len + seg[1].seg_len, pad = MCA_BTL_RWV_PAD8(len) - len;
+    size_t len = seg[0].seg_len + seg[1].seg_len, pad = MCA_BTL_RWV_PAD8(len) - len, total;
     unsigned char *trailer = frag->buf + MCA_BTL_RWV_PAD8(seg[0].seg_len);
-    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, frag->tag, frag->hdr_flags, frag);
-    struct iovec iov[3] = {{.iov_base = frag->buf, .iov_len = seg[0].seg_len},
-                           {.iov_base = seg[1].seg_addr.pval, .iov_len = seg[1].seg_len},
-                           {.iov_base = trailer, .iov_len = pad + sizeof (hdr)}};
-    int rc;
+    struct iovec iov[3];
+    int count = 2, rc;
 
-    memset (trailer, 0, pad);
-    memcpy (trailer + pad, &hdr, sizeof (hdr));
-    rc = mca_btl_rwv_ring_write_gathered (conn, iov, 3, mca_btl_rwv_slot_raddr (conn, mca_btl_rwv_slot_bytes (len)),
-                                          &frag->op);
+    if (mca_btl_rwv_head_last_fits (conn, frag)) {
+        total = mca_btl_rwv_head_last_pieces (conn, frag, iov);
+    } else {
+        mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, frag->tag, frag->hdr_flags, frag);
+
+        memset (trailer, 0, pad);
+        memcpy (trailer + pad, &hdr, sizeof (hdr));
+        iov[0] = (struct iovec) {.iov_base = frag->buf, .iov_len = seg[0].seg_len};
+        iov[1] = (struct iovec) {.iov_base = seg[1].seg_addr.pval, .iov_len = seg[1].seg_len};
+        iov[2] = (struct iovec) {.iov_base = trailer, .iov_len = pad + sizeof (hdr)};
+        count = 3;
+        total = mca_btl_rwv_slot_bytes (len);
+    }
+    rc = mca_btl_rwv_ring_write_gathered (conn, iov, count, mca_btl_rwv_slot_raddr (conn, total), &frag->op);
     if (OPAL_SUCCESS == rc) {
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_IN_PLACE);
     }
@@ -281,14 +319,45 @@ static int mca_btl_rwv_batch_limit (const mca_btl_rwv_conn_t *conn)
         mca_btl_rwv_component.write_batch;
 }
 
-/* Is a frag waiting on CONN, to be written into its slot from its buffer
- * (not read by the peer from here, nor gathered from the application)? */
-static bool mca_btl_rwv_slot_waits (mca_btl_rwv_conn_t *conn)
+/* The local pieces the next frag waiting on CONN takes in a batch: one
+ * from its buffer, or two where its data is in place and its header can
+ * go last; 0 if it cannot join (read by the peer from here, or in place
+ * in three pieces). */
+static int mca_btl_rwv_slot_waits (mca_btl_rwv_conn_t *conn)
 {
     const mca_btl_rwv_frag_t *frag = (const mca_btl_rwv_frag_t *) opal_list_get_first (&conn->pending);
 
-    return !opal_list_is_empty (&conn->pending) && !mca_btl_rwv_frag_in_place (frag) &&
-        mca_btl_rwv_fits_slot (conn, frag->segments[0].seg_len);
+    if (opal_list_is_empty (&conn->pending) || !mca_btl_rwv_fits_slot (conn, mca_btl_rwv_frag_len (frag))) {
+        return 0;
+    }
+    if (!mca_btl_rwv_frag_in_place (frag)) {
+        return 1;
+    }
+    return mca_btl_rwv_rail_gathers (conn->rail) && mca_btl_rwv_head_last_fits (conn, frag) ? 2 : 0;
+}
+
+/* FRAG, begun on CONN, as an entry of a batch. */
+static mca_btl_rwv_iov_t mca_btl_rwv_batch_entry (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
+{
+    mca_btl_rwv_iov_t entry = {.desc = frag->reg->desc[conn->rail->index], .imm = mca_btl_rwv_imm (conn),
+                               .op = &frag->op};
+    size_t total;
+
+    if (mca_btl_rwv_frag_in_place (frag)) {
+        struct iovec piece[2];
+
+        total = mca_btl_rwv_head_last_pieces (conn, frag, piece);
+        entry.data = piece[0].iov_base;
+        entry.data_len = piece[0].iov_len;
+        entry.buf = piece[1].iov_base;
+        entry.len = piece[1].iov_len;
+    } else {
+        total = mca_btl_rwv_build (conn, frag->buf, frag->segments[0].seg_len, frag->tag, frag->hdr_flags, frag);
+        entry.buf = frag->buf;
+        entry.len = total;
+    }
+    entry.raddr = mca_btl_rwv_slot_raddr (conn, total);
+    return entry;
 }
 
 /* Can messages waiting on CONN go in batches: through the rail (not a
@@ -337,25 +406,28 @@ static int mca_btl_rwv_write_batch (mca_btl_rwv_conn_t *conn)
     mca_btl_rwv_frag_t *frags[MCA_BTL_RWV_MAX_BATCH];
     const mca_btl_rwv_peer_ring_t before = conn->peer;
     uint64_t reported = conn->local.credits_reported, credits = before.slots - (before.send_seq - before.consumed);
-    int count = 0, posted, limit = mca_btl_rwv_batch_limit (conn);
+    int count = 0, posted, limit = mca_btl_rwv_batch_limit (conn), pieces = 0, next;
 
-    do {
+    /* the limit (at most the rail's iov_limit) counts local pieces too */
+    while (count < limit && (uint64_t) count < credits && 0 != (next = mca_btl_rwv_slot_waits (conn)) &&
+           pieces + next <= limit) {
         mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending);
-        size_t total;
 
         mca_btl_rwv_frag_begin (conn, frag);
-        total = mca_btl_rwv_build (conn, frag->buf, frag->segments[0].seg_len, frag->tag, frag->hdr_flags, frag);
-        iov[count] = (mca_btl_rwv_iov_t) {.buf = frag->buf, .len = total, .desc = frag->reg->desc[conn->rail->index],
-            .raddr = mca_btl_rwv_slot_raddr (conn, total), .imm = mca_btl_rwv_imm (conn), .op = &frag->op};
+        iov[count] = mca_btl_rwv_batch_entry (conn, frag);
         frags[count++] = frag;
+        pieces += next;
         mca_btl_rwv_advance (conn);
-    } while (count < limit && (uint64_t) count < credits && mca_btl_rwv_slot_waits (conn));
+    }
     posted = conn->rail->ops->writev (conn, iov, count, conn->peer.ring_rkey, conn->peer.notify_imm);
     if (posted < count) {
         mca_btl_rwv_batch_undo (conn, frags, posted, count, &before, reported);
     }
     for (int i = 0 ; i < posted ; ++i) {
         mca_btl_rwv_count (MCA_BTL_RWV_COUNT_EAGER);
+        if (mca_btl_rwv_frag_in_place (frags[i])) {
+            mca_btl_rwv_count (MCA_BTL_RWV_COUNT_IN_PLACE);
+        }
         mca_btl_rwv_frag_written (conn, frags[i], false);
     }
     return posted > 0 ? OPAL_SUCCESS : OPAL_ERR_OUT_OF_RESOURCE;

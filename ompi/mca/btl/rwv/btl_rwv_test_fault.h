@@ -21,6 +21,7 @@ typedef enum {
     MCA_BTL_RWV_TEST_FAULT_RING_SIZE,   /* "ring_size": a ring change names 1 GiB slots */
     MCA_BTL_RWV_TEST_FAULT_FETCH_LEN,   /* "fetch_len": a FETCH claims 4 GiB */
     MCA_BTL_RWV_TEST_FAULT_FETCH_ADDR,  /* "fetch_addr": a FETCH names memory 1 GiB past its buffer */
+    MCA_BTL_RWV_TEST_FAULT_HEAD_LEN,    /* "head_len": a message with the PML's header last names none */
 } mca_btl_rwv_test_fault_t;
 
 #if RWV_TEST_FAULTS

@@ -68,13 +68,20 @@ static inline uint64_t mca_btl_rwv_ring_tail (uint64_t slots, uint64_t slot_size
 #define MCA_BTL_RWV_HDR_FLAG_REPLAY 0x02  /* first written on a rail that failed */
 #define MCA_BTL_RWV_HDR_FLAG_STRIPE 0x04  /* one piece of a split eager message */
 #define MCA_BTL_RWV_HDR_FLAG_FETCH 0x08   /* too big for the slot: the payload says where to read it */
+/* The payload is the data, then the PML's header of head_len bytes: a
+ * message sent from the application's memory is two pieces (data, then
+ * headers and sequence word from one buffer), so that two fit one write
+ * of the tcp provider's four pieces.  The receiver moves the header in
+ * front of the data, into the free start of the slot, which the sender
+ * leaves room for. */
+#define MCA_BTL_RWV_HDR_FLAG_HEAD_LAST 0x10
 
 typedef struct mca_btl_rwv_eager_hdr_t {
     uint32_t len;             /* payload bytes */
     uint8_t tag;
     uint8_t flags;
     uint8_t replay_rail;      /* REPLAY: the receiver's index of the failed rail */
-    uint8_t reserved;
+    uint8_t head_len;         /* HEAD_LAST: bytes of the PML's header at the payload's end */
     uint32_t replay_attempt;  /* REPLAY: the connection it was first written on (a rail may be re-established) */
     uint32_t replay_seq;      /* REPLAY: its sequence number there, low 32 bits (btl_rwv_failover.c) */
     uint64_t consumed;        /* piggy-backed credit: messages of ours the sender has consumed */
