@@ -23,7 +23,8 @@
 #    the larger ones go in place, and with -1 none do;
 #  - a stream of 48 KiB messages, all sent in place: those that wait go
 #    two to a write (the PML's header after the data, so that each is two
-#    pieces of the tcp provider's four), and without batches one each;
+#    pieces of the tcp provider's four), and without batches, or where
+#    ranks share cores, one each;
 #  - the receivers stop calling MPI for 3 s half way (a peer that stops
 #    consuming), both ways at once, and cold rings written with immediate
 #    data (no batches there, and the messages too big for a cold slot,
@@ -102,6 +103,8 @@ stream "48 KiB messages sent in place, those that wait two to a write" batched,a
     "${two[@]}" "$bin" -n 100 -s 49152
 stream "the same with btl_rwv_write_batch 1: one write each" unbatched,all_in_place \
     "${two[@]}" --mca btl_rwv_write_batch 1 "$bin" -n 100 -s 49152
+stream "the same where ranks share cores (mpi_yield_when_idle): one write each" unbatched,all_in_place \
+    "${two[@]}" --mca mpi_yield_when_idle 1 "$bin" -n 100 -s 49152
 stream "btl_rwv_in_place_min 0: every message copied" batched,copied "${two[@]}" --mca btl_rwv_in_place_min 0 \
     "$bin" -n 150
 stream "receivers stop consuming for 3 s, both ways" batched,in_place "${two[@]}" "$bin" -n 100 -b -p 3
