@@ -30,6 +30,8 @@
 #include "btl_rwv_progress.h"
 #include "btl_rwv_recv.h"
 
+#define MCA_BTL_RWV_IN_PLACE_BATCH_MAX (120 * 1024) /* see mca_btl_rwv_batch_has_room */
+
 size_t mca_btl_rwv_ring_bytes (void)
 {
     return (size_t) mca_btl_rwv_ring_size ((uint64_t) mca_btl_rwv_component.eager_slots,
@@ -339,6 +341,18 @@ static int mca_btl_rwv_slot_waits (mca_btl_rwv_conn_t *conn)
         mca_btl_rwv_head_last_fits (conn, frag) ? 2 : 0;
 }
 
+/* A batch of BYTES so far takes the next frag waiting on CONN, of NEXT
+ * pieces?  One in place joins only while the batch stays within 120 KiB:
+ * two 64 KiB messages in one write made one pair of ranks swing from job
+ * to job between 23k and 60k messages/s, where written alone they ran at
+ * 39-52k; two of 56 KiB kept their gain (docs/results-message-rate.md). */
+static bool mca_btl_rwv_batch_has_room (mca_btl_rwv_conn_t *conn, size_t bytes, int next)
+{
+    const mca_btl_rwv_frag_t *frag = (const mca_btl_rwv_frag_t *) opal_list_get_first (&conn->pending);
+
+    return 2 != next || bytes + mca_btl_rwv_frag_len (frag) <= MCA_BTL_RWV_IN_PLACE_BATCH_MAX;
+}
+
 /* FRAG, begun on CONN, as an entry of a batch. */
 static mca_btl_rwv_iov_t mca_btl_rwv_batch_entry (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
 {
@@ -410,16 +424,18 @@ static int mca_btl_rwv_write_batch (mca_btl_rwv_conn_t *conn)
     const mca_btl_rwv_peer_ring_t before = conn->peer;
     uint64_t reported = conn->local.credits_reported, credits = before.slots - (before.send_seq - before.consumed);
     int count = 0, posted, limit = mca_btl_rwv_batch_limit (conn), pieces = 0, next;
+    size_t bytes = 0;
 
     /* the limit (at most the rail's iov_limit) counts local pieces too */
     while (count < limit && (uint64_t) count < credits && 0 != (next = mca_btl_rwv_slot_waits (conn)) &&
-           pieces + next <= limit) {
+           pieces + next <= limit && mca_btl_rwv_batch_has_room (conn, bytes, next)) {
         mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending);
 
         mca_btl_rwv_frag_begin (conn, frag);
         iov[count] = mca_btl_rwv_batch_entry (conn, frag);
         frags[count++] = frag;
         pieces += next;
+        bytes += mca_btl_rwv_frag_len (frag);
         mca_btl_rwv_advance (conn);
     }
     posted = conn->rail->ops->writev (conn, iov, count, conn->peer.ring_rkey, conn->peer.notify_imm);
