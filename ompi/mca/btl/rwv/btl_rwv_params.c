@@ -171,9 +171,9 @@ static const rwv_param_t rwv_params[] = {
     RWV_INT(batch_copy_max, 45056, -1, INT_MAX, 1, "use -1 (always copy) or a number of bytes",
       "Largest eager message, in bytes with the PML's header, that is copied into a send buffer while "
       "it waits for credits, so that it can go in a batch (btl_rwv_write_batch); a larger one waits "
-      "in the application's buffer and is written alone when credits come (only messages that would "
-      "go in place, btl_rwv_in_place_min). Up to here the batch saves more than the copy costs. "
-      "-1: always copy"),
+      "in the application's buffer and goes, when credits come, two to a write while they fit in 120 "
+      "KiB, else alone (only messages that would go in place, btl_rwv_in_place_min). Up to here the "
+      "batch of copies saves more than the copy costs. -1: always copy"),
     RWV_INT(batch_copy_max_shared, 16384, -1, INT_MAX, 1, "use -1 (always copy) or a number of bytes",
       "btl_rwv_batch_copy_max for ranks that share processor cores (mpi_yield_when_idle, which "
       "mpirun sets on an oversubscribed node): there the copy takes processor time from the ranks "
