@@ -171,36 +171,6 @@ static bool mca_btl_rwv_conn_gathers (const mca_btl_rwv_conn_t *conn)
     return NULL != conn->peer.ring || mca_btl_rwv_rail_gathers (conn->rail);
 }
 
-/* Can FRAG, in place, go to CONN's rail with the PML's header after its
- * data (MCA_BTL_RWV_HDR_FLAG_HEAD_LAST): a rail's write, not a store,
- * and room in the slot for the receiver to move the header in front? */
-static bool mca_btl_rwv_head_last_fits (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_frag_t *frag)
-{
-    size_t head = frag->segments[0].seg_len;
-
-    return NULL == conn->peer.ring && head > 0 && head <= UINT8_MAX &&
-        mca_btl_rwv_slot_bytes (mca_btl_rwv_frag_len (frag)) + head <= conn->peer.slot_size;
-}
-
-/* FRAG's message in place as two pieces: the data from the application's
- * memory, then from FRAG's buffer the PML's header, padding and our
- * header, which wait there until the write is done; returns the bytes
- * the message takes in its slot. */
-static size_t mca_btl_rwv_head_last_pieces (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag, struct iovec *iov)
-{
-    const mca_btl_base_segment_t *seg = frag->segments;
-    size_t head = seg[0].seg_len, len = head + seg[1].seg_len, pad = MCA_BTL_RWV_PAD8(len) - len;
-    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, frag->tag,
-                                                      frag->hdr_flags | MCA_BTL_RWV_HDR_FLAG_HEAD_LAST, frag);
-
-    hdr.head_len = MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_HEAD_LEN, true) ? 0 : (uint8_t) head;
-    memset (frag->buf + head, 0, pad);
-    memcpy (frag->buf + head + pad, &hdr, sizeof (hdr));
-    iov[0] = (struct iovec) {.iov_base = seg[1].seg_addr.pval, .iov_len = seg[1].seg_len};
-    iov[1] = (struct iovec) {.iov_base = frag->buf, .iov_len = head + pad + sizeof (hdr)};
-    return mca_btl_rwv_slot_bytes (len);
-}
-
 /* The PML's header from FRAG's buffer, its data from the application's
  * memory, then padding and our header, which wait in FRAG's buffer after
  * the PML's header until the write is done; or, where it fits, the same

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
- * Where an eager message lands in the peer's ring, and the header that
- * ends it (btl_rwv_wire.h): shared by the send path (btl_rwv_send.c) and
+ * Where an eager message lands in the peer's ring, the header that ends
+ * it, and the two pieces of a message sent in place with the PML's header
+ * last (btl_rwv_wire.h): shared by the send path (btl_rwv_send.c) and
  * the immediate send (btl_rwv_sendi.c), inline because every message
  * takes them.
  */
@@ -9,6 +10,7 @@
 #define MCA_BTL_RWV_SLOT_H
 
 #include <string.h>
+#include <sys/uio.h>
 
 #include "btl_rwv_conn.h"
 #include "btl_rwv_frag.h"
@@ -71,6 +73,36 @@ static inline size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char 
     mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, tag, flags, replay);
 
     memcpy (buf + MCA_BTL_RWV_PAD8(len), &hdr, sizeof (hdr));
+    return mca_btl_rwv_slot_bytes (len);
+}
+
+/* Can FRAG, in place, go to CONN's rail with the PML's header after its
+ * data (MCA_BTL_RWV_HDR_FLAG_HEAD_LAST): a rail's write, not a store,
+ * and room in the slot for the receiver to move the header in front? */
+static inline bool mca_btl_rwv_head_last_fits (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_frag_t *frag)
+{
+    size_t head = frag->segments[0].seg_len;
+
+    return NULL == conn->peer.ring && head > 0 && head <= UINT8_MAX &&
+        mca_btl_rwv_slot_bytes (mca_btl_rwv_frag_len (frag)) + head <= conn->peer.slot_size;
+}
+
+/* FRAG's message in place as two pieces: the data from the application's
+ * memory, then from FRAG's buffer the PML's header, padding and our
+ * header, which wait there until the write is done; returns the bytes
+ * the message takes in its slot. */
+static inline size_t mca_btl_rwv_head_last_pieces (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag, struct iovec *iov)
+{
+    const mca_btl_base_segment_t *seg = frag->segments;
+    size_t head = seg[0].seg_len, len = head + seg[1].seg_len, pad = MCA_BTL_RWV_PAD8(len) - len;
+    mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, frag->tag,
+                                                      frag->hdr_flags | MCA_BTL_RWV_HDR_FLAG_HEAD_LAST, frag);
+
+    hdr.head_len = MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_HEAD_LEN, true) ? 0 : (uint8_t) head;
+    memset (frag->buf + head, 0, pad);
+    memcpy (frag->buf + head + pad, &hdr, sizeof (hdr));
+    iov[0] = (struct iovec) {.iov_base = seg[1].seg_addr.pval, .iov_len = seg[1].seg_len};
+    iov[1] = (struct iovec) {.iov_base = frag->buf, .iov_len = head + pad + sizeof (hdr)};
     return mca_btl_rwv_slot_bytes (len);
 }
 
