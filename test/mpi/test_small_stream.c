@@ -14,7 +14,7 @@
  * peer that stops consuming), then goes on.  -t TICK: rank 0 prints
  * "# progress N" every TICK windows, for a test to act in the middle; -f
  * FILE: the stream goes on after COUNT windows until FILE exists.  -s
- * SIZE: every message SIZE bytes (at most 70000) instead.
+ * SIZE: every message SIZE bytes (at most 1 MiB) instead.
  * At the end rank 0 prints "ok - ..." and, when btl/rwv carried it, the
  * rail writes per eager message over every rank ("# writes per message X")
  * and the share of eager messages sent from the application's buffer
@@ -37,6 +37,7 @@ static const size_t sizes[] = {0, 1, 7, 8, 64, 96, 97, 128, 1000, 1024, 1056, 40
                                65504, 65536, 65584, 70000};
 #define NUM_SIZES (sizeof (sizes) / sizeof (sizes[0]))
 #define MAX_SIZE 70000
+#define MAX_FIXED_SIZE (1 << 20)
 
 static long fixed_size = -1; /* -s: every message this size */
 
@@ -133,17 +134,18 @@ int main (int argc, char **argv)
         default: MPI_Abort (MPI_COMM_WORLD, 2);
         }
     }
-    if (nprocs % 2 || windows < 2 || fixed_size > MAX_SIZE) {
+    if (nprocs % 2 || windows < 2 || fixed_size > MAX_FIXED_SIZE) {
         if (0 == rank) {
             fprintf (stderr, "usage: mpirun -np 2N %s [-n WINDOWS>=2] [-b] [-p SECONDS] [-t TICK] [-f FILE] [-s SIZE<=%d]\n",
-                     argv[0], MAX_SIZE);
+                     argv[0], MAX_FIXED_SIZE);
         }
         MPI_Abort (MPI_COMM_WORLD, 2);
     }
 
     int half = nprocs / 2, peer = rank < half ? rank + half : rank - half;
     int sends = rank < half || both, recvs = rank >= half || both;
-    unsigned char *sbuf = malloc ((size_t) WINDOW * MAX_SIZE), *rbuf = malloc ((size_t) WINDOW * MAX_SIZE);
+    size_t stride = fixed_size > MAX_SIZE ? (size_t) fixed_size : MAX_SIZE;
+    unsigned char *sbuf = malloc (WINDOW * stride), *rbuf = malloc (WINDOW * stride);
     int go_on = 1;
     counters_t counters, in_place;
 
@@ -160,19 +162,19 @@ int main (int argc, char **argv)
         for (int k = 0 ; k < WINDOW && recvs ; ++k) {
             uint64_t number = messages + k;
 
-            MPI_Irecv (rbuf + (size_t) k * MAX_SIZE, (int) size_of (number), MPI_BYTE, peer, 5, MPI_COMM_WORLD,
+            MPI_Irecv (rbuf + (size_t) k * stride, (int) size_of (number), MPI_BYTE, peer, 5, MPI_COMM_WORLD,
                        &req[n++]);
         }
         for (int k = 0 ; k < WINDOW && sends ; ++k) {
             uint64_t number = messages + k;
 
-            fill (sbuf + (size_t) k * MAX_SIZE, number);
-            MPI_Isend (sbuf + (size_t) k * MAX_SIZE, (int) size_of (number), MPI_BYTE, peer, 5, MPI_COMM_WORLD,
+            fill (sbuf + (size_t) k * stride, number);
+            MPI_Isend (sbuf + (size_t) k * stride, (int) size_of (number), MPI_BYTE, peer, 5, MPI_COMM_WORLD,
                        &req[n++]);
         }
         MPI_Waitall (n, req, MPI_STATUSES_IGNORE);
         for (int k = 0 ; k < WINDOW && recvs ; ++k) {
-            wrong += wrong_bytes (rbuf + (size_t) k * MAX_SIZE, messages + k);
+            wrong += wrong_bytes (rbuf + (size_t) k * stride, messages + k);
         }
         messages += WINDOW;
         if (0 == rank && tick && 0 == (w + 1) % tick) {

@@ -312,7 +312,9 @@ static int mca_btl_rwv_slot_waits (mca_btl_rwv_conn_t *conn)
 }
 
 /* A batch of BYTES so far takes the next frag waiting on CONN, of NEXT
- * pieces?  One in place joins only while the batch stays within 120 KiB:
+ * pieces?  The first always does (a batch that took none would be tried
+ * again at every progress call, for ever, with a slot size raised above
+ * 120 KiB).  One in place joins only while the batch stays within 120 KiB:
  * two 64 KiB messages in one write made one pair of ranks swing from job
  * to job between 23k and 60k messages/s, where written alone they ran at
  * 39-52k; two of 56 KiB kept their gain (docs/results-message-rate.md). */
@@ -320,7 +322,7 @@ static bool mca_btl_rwv_batch_has_room (mca_btl_rwv_conn_t *conn, size_t bytes, 
 {
     const mca_btl_rwv_frag_t *frag = (const mca_btl_rwv_frag_t *) opal_list_get_first (&conn->pending);
 
-    return 2 != next || bytes + mca_btl_rwv_frag_len (frag) <= MCA_BTL_RWV_IN_PLACE_BATCH_MAX;
+    return 0 == bytes || 2 != next || bytes + mca_btl_rwv_frag_len (frag) <= MCA_BTL_RWV_IN_PLACE_BATCH_MAX;
 }
 
 /* FRAG, begun on CONN, as an entry of a batch. */
