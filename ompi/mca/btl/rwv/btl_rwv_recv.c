@@ -94,7 +94,7 @@ static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, 
     if ((hdr->flags & MCA_BTL_RWV_HDR_FLAG_HEAD_LAST) &&
         ((hdr->flags & head_last_excludes) || 0 == hdr->head_len || hdr->head_len > hdr->len ||
          mca_btl_rwv_tag_is_ours (hdr->tag) ||
-         MCA_BTL_RWV_PAD8((size_t) hdr->len) + HDR_SIZE + hdr->head_len > conn->local.cur.slot_size)) {
+         mca_btl_rwv_head_last_span (hdr->len, hdr->head_len) + HDR_SIZE > conn->local.cur.slot_size)) {
         return "a message with its header after the data, described wrongly";
     }
     if ((hdr->flags & MCA_BTL_RWV_HDR_FLAG_FETCH) && hdr->len != sizeof (mca_btl_rwv_fetch_hdr_t)) {
@@ -242,16 +242,17 @@ static const char *mca_btl_rwv_arrival_payload (mca_btl_rwv_conn_t *conn, const 
 {
     const char *problem = mca_btl_rwv_arrival_problem (conn, hdr);
 
-    unsigned char *start = (unsigned char *) slot_hdr - MCA_BTL_RWV_PAD8(hdr->len);
-
-    *payload = start;
+    *payload = (unsigned char *) slot_hdr - MCA_BTL_RWV_PAD8(hdr->len);
     *len = hdr->len;
     if (NULL == problem && (hdr->flags & MCA_BTL_RWV_HDR_FLAG_FETCH)) {
         problem = mca_btl_rwv_fetch_poll (conn, slot_hdr, payload, len);
     } else if (NULL == problem && (hdr->flags & MCA_BTL_RWV_HDR_FLAG_HEAD_LAST)) {
-        /* checked above: the slot has head_len free bytes before the message */
-        memmove (start - hdr->head_len, start + hdr->len - hdr->head_len, hdr->head_len);
-        *payload = start - hdr->head_len;
+        /* checked above: the span lies within the slot, before our header;
+         * the payload starts head_len into it and ends with the header */
+        unsigned char *head = (unsigned char *) slot_hdr - mca_btl_rwv_head_last_span (hdr->len, hdr->head_len);
+
+        memmove (head, head + hdr->len, hdr->head_len);
+        *payload = head;
     }
     return problem;
 }

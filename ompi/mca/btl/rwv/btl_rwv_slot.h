@@ -84,17 +84,20 @@ static inline bool mca_btl_rwv_head_last_fits (const mca_btl_rwv_conn_t *conn, c
     size_t head = frag->segments[0].seg_len;
 
     return NULL == conn->peer.ring && head > 0 && head <= UINT8_MAX &&
-        mca_btl_rwv_slot_bytes (mca_btl_rwv_frag_len (frag)) + head <= conn->peer.slot_size;
+        mca_btl_rwv_head_last_span (mca_btl_rwv_frag_len (frag), head) + sizeof (mca_btl_rwv_eager_hdr_t) <=
+        conn->peer.slot_size;
 }
 
 /* FRAG's message in place as two pieces: the data from the application's
- * memory, then from FRAG's buffer the PML's header, padding and our
- * header, which wait there until the write is done; returns the bytes
- * the message takes in its slot. */
+ * memory, then from FRAG's buffer the PML's header, padding (so that the
+ * header, once the receiver moved it, starts aligned) and our header,
+ * which wait there until the write is done; returns the bytes written,
+ * which end at the slot's end. */
 static inline size_t mca_btl_rwv_head_last_pieces (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag, struct iovec *iov)
 {
     const mca_btl_base_segment_t *seg = frag->segments;
-    size_t head = seg[0].seg_len, len = head + seg[1].seg_len, pad = MCA_BTL_RWV_PAD8(len) - len;
+    size_t head = seg[0].seg_len, len = head + seg[1].seg_len;
+    size_t pad = mca_btl_rwv_head_last_span (len, head) - head - len;
     mca_btl_rwv_eager_hdr_t hdr = mca_btl_rwv_header (conn, len, frag->tag,
                                                       frag->hdr_flags | MCA_BTL_RWV_HDR_FLAG_HEAD_LAST, frag);
 
@@ -103,7 +106,7 @@ static inline size_t mca_btl_rwv_head_last_pieces (mca_btl_rwv_conn_t *conn, mca
     memcpy (frag->buf + head + pad, &hdr, sizeof (hdr));
     iov[0] = (struct iovec) {.iov_base = seg[1].seg_addr.pval, .iov_len = seg[1].seg_len};
     iov[1] = (struct iovec) {.iov_base = frag->buf, .iov_len = head + pad + sizeof (hdr)};
-    return mca_btl_rwv_slot_bytes (len);
+    return len + pad + sizeof (hdr);
 }
 
 END_C_DECLS

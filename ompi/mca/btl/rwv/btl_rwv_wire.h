@@ -73,8 +73,18 @@ static inline uint64_t mca_btl_rwv_ring_tail (uint64_t slots, uint64_t slot_size
  * headers and sequence word from one buffer), so that two fit one write
  * of the tcp provider's four pieces.  The receiver moves the header in
  * front of the data, into the free start of the slot, which the sender
- * leaves room for. */
+ * leaves room for (mca_btl_rwv_head_last_span). */
 #define MCA_BTL_RWV_HDR_FLAG_HEAD_LAST 0x10
+
+/* HEAD_LAST: the bytes from where the receiver moves the PML's header
+ * to our header: the payload of LEN bytes, its HEAD_LEN again, and the
+ * padding after the payload that makes it a multiple of 8, so that the
+ * moved header starts aligned.  The payload starts this far before our
+ * header, less HEAD_LEN. */
+static inline size_t mca_btl_rwv_head_last_span (size_t len, size_t head_len)
+{
+    return (len + head_len + 7) & ~(size_t) 7;
+}
 
 typedef struct mca_btl_rwv_eager_hdr_t {
     uint32_t len;             /* payload bytes */
