@@ -30,7 +30,7 @@
 #include "btl_rwv_progress.h"
 #include "btl_rwv_recv.h"
 
-#define MCA_BTL_RWV_IN_PLACE_BATCH_MAX (120 * 1024) /* see mca_btl_rwv_batch_has_room */
+#define MCA_BTL_RWV_IN_PLACE_BATCH_MAX (120 * 1024) /* see mca_btl_rwv_batch_pieces */
 
 size_t mca_btl_rwv_ring_bytes (void)
 {
@@ -291,38 +291,37 @@ static int mca_btl_rwv_batch_limit (const mca_btl_rwv_conn_t *conn)
         mca_btl_rwv_component.write_batch;
 }
 
-/* The local pieces the next frag waiting on CONN takes in a batch: one
- * from its buffer, or two where its data is in place and its header can
- * go last; 0 if it cannot join (read by the peer from here, or in place
- * in three pieces).  Ranks that share cores write what waits in place
- * alone: in pairs, 4 pairs of ranks on 2 cores streaming 32 KiB ran at
- * 0.55x (docs/results-message-rate.md). */
-static int mca_btl_rwv_slot_waits (mca_btl_rwv_conn_t *conn)
+/* The local pieces the next frag waiting on CONN takes in a batch that
+ * holds BYTES so far: one from its buffer, or two where its data is in
+ * place and its header can go last; 0 if it cannot join (read by the
+ * peer from here, or in place in three pieces).
+ * - Ranks that share cores write what waits in place alone: in pairs, 4
+ *   pairs of ranks on 2 cores streaming 32 KiB ran at 0.55x.
+ * - One in place joins only while the batch stays within 120 KiB: two 64
+ *   KiB messages in one write made one pair of ranks swing from job to
+ *   job between 23k and 60k messages/s, where written alone they ran at
+ *   39-52k; two of 56 KiB kept their gain.
+ * - The first always joins (a batch that took none would be tried again
+ *   at every progress call, for ever, with slots raised past 120 KiB).
+ * (docs/results-message-rate.md) */
+static int mca_btl_rwv_batch_pieces (mca_btl_rwv_conn_t *conn, size_t bytes)
 {
     const mca_btl_rwv_frag_t *frag = (const mca_btl_rwv_frag_t *) opal_list_get_first (&conn->pending);
+    size_t len;
 
-    if (opal_list_is_empty (&conn->pending) || !mca_btl_rwv_fits_slot (conn, mca_btl_rwv_frag_len (frag))) {
+    if (opal_list_is_empty (&conn->pending)) {
+        return 0;
+    }
+    len = mca_btl_rwv_frag_len (frag);
+    if (!mca_btl_rwv_fits_slot (conn, len)) {
         return 0;
     }
     if (!mca_btl_rwv_frag_in_place (frag)) {
         return 1;
     }
     return !opal_progress_yield_when_idle && mca_btl_rwv_rail_gathers (conn->rail) &&
-        mca_btl_rwv_head_last_fits (conn, frag) ? 2 : 0;
-}
-
-/* A batch of BYTES so far takes the next frag waiting on CONN, of NEXT
- * pieces?  The first always does (a batch that took none would be tried
- * again at every progress call, for ever, with a slot size raised above
- * 120 KiB).  One in place joins only while the batch stays within 120 KiB:
- * two 64 KiB messages in one write made one pair of ranks swing from job
- * to job between 23k and 60k messages/s, where written alone they ran at
- * 39-52k; two of 56 KiB kept their gain (docs/results-message-rate.md). */
-static bool mca_btl_rwv_batch_has_room (mca_btl_rwv_conn_t *conn, size_t bytes, int next)
-{
-    const mca_btl_rwv_frag_t *frag = (const mca_btl_rwv_frag_t *) opal_list_get_first (&conn->pending);
-
-    return 0 == bytes || 2 != next || bytes + mca_btl_rwv_frag_len (frag) <= MCA_BTL_RWV_IN_PLACE_BATCH_MAX;
+        mca_btl_rwv_head_last_fits (conn, frag) &&
+        (0 == bytes || bytes + len <= MCA_BTL_RWV_IN_PLACE_BATCH_MAX) ? 2 : 0;
 }
 
 /* FRAG, begun on CONN, as an entry of a batch. */
@@ -363,7 +362,7 @@ static bool mca_btl_rwv_conn_batches (const mca_btl_rwv_conn_t *conn)
 static bool mca_btl_rwv_batch_starts (mca_btl_rwv_conn_t *conn)
 {
     return mca_btl_rwv_conn_batches (conn) && opal_list_get_size (&conn->pending) > 1 &&
-        mca_btl_rwv_slot_waits (conn);
+        mca_btl_rwv_batch_pieces (conn, 0);
 }
 
 /* The transport took the first POSTED of the batch's COUNT FRAGS: the
@@ -399,8 +398,8 @@ static int mca_btl_rwv_write_batch (mca_btl_rwv_conn_t *conn)
     size_t bytes = 0;
 
     /* the limit (at most the rail's iov_limit) counts local pieces too */
-    while (count < limit && (uint64_t) count < credits && 0 != (next = mca_btl_rwv_slot_waits (conn)) &&
-           pieces + next <= limit && mca_btl_rwv_batch_has_room (conn, bytes, next)) {
+    while (count < limit && (uint64_t) count < credits && 0 != (next = mca_btl_rwv_batch_pieces (conn, bytes)) &&
+           pieces + next <= limit) {
         mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_remove_first (&conn->pending);
 
         mca_btl_rwv_frag_begin (conn, frag);
