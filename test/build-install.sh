@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
-# Build the components and test programs and install them into the private
-# prefix _build/inst, or $RWV_BUILD/inst (configure and autogen only when
-# their inputs changed).
+# Build the components and test programs (with RWV_CORE=1 only those the
+# core tests run) and install them into the private prefix _build/inst, or
+# $RWV_BUILD/inst (configure and autogen only when their inputs changed).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${RWV_BUILD:-$top/_build}
@@ -18,4 +18,9 @@ if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ] || ! grep -q -- --enab
 fi
 make -j"$(nproc)"
 make install
-make -j"$(nproc)" check
+# RWV_CORE=1 (test/roots): only the programs the core tests run
+if [ "${RWV_CORE:-}" = 1 ]; then
+    make -j"$(nproc)" core-programs
+else
+    make -j"$(nproc)" check
+fi
