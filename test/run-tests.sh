@@ -90,8 +90,9 @@ if [ "$build_first" = 1 ]; then
     fi
 fi
 
-# For the whole suite, the Debian roots, and the qemu guest's kernel and
-# soft-iWARP module, are made from the archive while the host's tests run:
+# For the whole suite, the Debian roots (and the packaging test's bare
+# ones), and the qemu guest's kernel and soft-iWARP module, are made from
+# the archive while the host's tests run:
 # a few minutes mostly spent downloading and unpacking, at the lowest
 # priority.  Their tests wait for the maker (root.sh and guest.sh lock
 # what they make); test_in_root.sh uses roots only inside the source
@@ -101,7 +102,8 @@ roots_maker=""
 if [ "$core_only" = 0 ] && [ -z "$filter" ] && [[ "$build" == "$top"/* ]]; then
     (renice -n 19 -p "$BASHPID" > /dev/null
      RWV_GUEST_DEVICES="rxe siw" "$top/test/verbs/guest.sh" --prepare
-     for suite in trixie forky; do "$top/test/roots/root.sh" --suite "$suite" make; done) \
+     for suite in trixie forky; do "$top/test/roots/root.sh" --suite "$suite" make; done
+     for suite in bookworm trixie; do "$top/test/roots/root.sh" bare "$suite"; done) \
         > "$logdir/roots-early.log" 2>&1 &
     roots_maker=$!
 fi

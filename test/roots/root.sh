@@ -11,8 +11,11 @@
 #   test/roots/root.sh [--suite S] run CMD...  run CMD inside it, as root, with
 #                                              /proc /sys /dev /dev/shm /run bound
 #   test/roots/root.sh [--suite S] path        print where it is
-#   test/roots/root.sh bare SUITE DIR          make a bare root of SUITE (bookworm,
-#                                              trixie) in DIR: apt only, nothing cached
+#   test/roots/root.sh bare SUITE [DIR]        a bare root of SUITE (bookworm, trixie):
+#                                              apt only, made once into _build/bare-SUITE
+#                                              (remade when 12 hours old, so its package
+#                                              lists match the archive); with DIR, a
+#                                              fresh copy of it there
 #   test/roots/root.sh in DIR CMD...           run CMD inside the root DIR, bound as for run
 # S is trixie (the default) or forky.
 #
@@ -135,22 +138,31 @@ run_in_root () { # root cmd...
 }
 
 # A root as a fresh machine of SUITE has it: what apt itself needs, and
-# the archive's package lists.
-make_bare () { # suite dir
-    local uri
+# the archive's package lists.  Tests dirty a copy; the one made stays bare.
+make_bare () { # suite [dir]
+    local uri made=$build/bare-$1
     [ "$(id -u)" -eq 0 ] || skip "needs root (mmdebstrap and chroot)"
     command -v mmdebstrap > /dev/null || skip "mmdebstrap is not installed (test/deps.sh installs it)"
-    uri=$(archive_uri) || skip "no Debian archive found in the host's apt sources"
-    rm -rf "$2"
-    mmdebstrap --variant=apt --skip=cleanup/apt/lists "$1" "$2" "deb $uri $1 main" > "$2.log" 2>&1 ||
-        skip "mmdebstrap could not make a $1 root (is the archive reachable?); see $2.log"
+    mkdir -p "$build"
+    (
+        exec 9> "$made.lock"
+        flock 9
+        [ -d "$made" ] && [ -n "$(find "$made.stamp" -mmin -720 2> /dev/null)" ] && exit 0
+        uri=$(archive_uri) || skip "no Debian archive found in the host's apt sources"
+        rm -rf --one-file-system "$made" "$made.new" "$made.stamp"
+        mmdebstrap --variant=apt --skip=cleanup/apt/lists "$1" "$made.new" "deb $uri $1 main" \
+            > "$made.log" 2>&1 9>&- ||
+            { rm -rf "$made.new"; skip "mmdebstrap could not make a $1 root (is the archive reachable?); see $made.log"; }
+        mv "$made.new" "$made" && touch "$made.stamp"
+    ) || exit $?
+    [ -z "${2:-}" ] || { rm -rf --one-file-system "$2" && cp -a "$made" "$2"; }
 }
 
 case "${1:-}" in
     make) make_root ;;
     run) shift; { [ -f "$root/.rwv-root" ] || make_root; } && run_in_root "$root" "${suite_env[@]}" "$@" ;;
     path) echo "$root" ;;
-    bare) make_bare "$2" "$3" ;;
+    bare) make_bare "$2" "${3:-}" ;;
     in) shift; r=$1; shift; run_in_root "$r" "$@" ;;
-    *) echo "usage: $0 make | run CMD... | path | bare SUITE DIR | in DIR CMD..." >&2; exit 2 ;;
+    *) echo "usage: $0 make | run CMD... | path | bare SUITE [DIR] | in DIR CMD..." >&2; exit 2 ;;
 esac
