@@ -94,13 +94,14 @@ fi
 # ones), and the qemu guest's kernel and soft-iWARP module, are made from
 # the archive while the host's tests run:
 # a few minutes mostly spent downloading and unpacking, at the lowest
-# priority.  Their tests wait for the maker (root.sh and guest.sh lock
+# processor and disk priority.  Their tests wait for the maker (root.sh and guest.sh lock
 # what they make); test_in_root.sh uses roots only inside the source
 # tree.  The roots' builds stay in their tests: in the background they
 # saved no time on 2 cores (docs/testing.md).
 roots_maker=""
 if [ "$core_only" = 0 ] && [ -z "$filter" ] && [[ "$build" == "$top"/* ]]; then
     (renice -n 19 -p "$BASHPID" > /dev/null
+     ionice -c 3 -p "$BASHPID" 2> /dev/null
      RWV_GUEST_DEVICES="rxe siw" "$top/test/verbs/guest.sh" --prepare
      for suite in trixie forky; do "$top/test/roots/root.sh" --suite "$suite" make; done
      for suite in bookworm trixie; do "$top/test/roots/root.sh" bare "$suite"; done) \
