@@ -22,8 +22,6 @@ static inline size_t mca_btl_rwv_max_payload (void)
     return (size_t) mca_btl_rwv_component.eager_slot_size - sizeof (mca_btl_rwv_eager_hdr_t);
 }
 
-#define MCA_BTL_RWV_PAD8(n) (((n) + 7) & ~(size_t) 7)
-
 /* Send buffers of this many bytes carry the small messages: a sender
  * ahead of its receiver's credits queues each message in a buffer of its
  * own, registered (pinned), which must not be a whole eager slot. */

@@ -76,6 +76,10 @@ static inline uint64_t mca_btl_rwv_ring_tail (uint64_t slots, uint64_t slot_size
  * leaves room for (mca_btl_rwv_head_last_span). */
 #define MCA_BTL_RWV_HDR_FLAG_HEAD_LAST 0x10
 
+/* A payload is padded to a multiple of 8 bytes, so that the header after
+ * it is aligned. */
+#define MCA_BTL_RWV_PAD8(n) (((n) + 7) & ~(size_t) 7)
+
 /* HEAD_LAST: the bytes from where the receiver moves the PML's header
  * to our header: the payload of LEN bytes, its HEAD_LEN again, and the
  * padding after the payload that makes it a multiple of 8, so that the
@@ -83,7 +87,7 @@ static inline uint64_t mca_btl_rwv_ring_tail (uint64_t slots, uint64_t slot_size
  * header, less HEAD_LEN. */
 static inline size_t mca_btl_rwv_head_last_span (size_t len, size_t head_len)
 {
-    return (len + head_len + 7) & ~(size_t) 7;
+    return MCA_BTL_RWV_PAD8(len + head_len);
 }
 
 typedef struct mca_btl_rwv_eager_hdr_t {
