@@ -8,13 +8,15 @@
 # medians over rounds.  rwv's own MPI_T counters say what one eager message
 # cost it (rail writes, completions asked for, credit writes).
 #   test/bench/bench_msgrate.sh ROUNDS OUTDIR
+# (RWV_MSGRATE_SIZES replaces the list of sizes one pair streams, on one
+# node and between the nodes)
 # writes OUTDIR/msgrate-<where>-<contender>.dat (size messages_per_s) for
 # plots and prints markdown tables.
 set -u
 . "$(dirname "$0")/bench_lib.sh"
 bin=$build/test/bench
 rounds=$1 out=$2
-sizes="1 64 1024 8192 32768 65536"
+sizes=${RWV_MSGRATE_SIZES:-1 64 1024 8192 32768 49152 65536}
 pair_sizes="1 1024 8192 32768"
 mkdir -p "$out"
 # Open MPI 5.0 renamed vader to sm and keeps the old name as an alias
@@ -79,6 +81,7 @@ fi
 # ------------------------------------------------------------ 2 nodes
 cluster_up 2 1 > /dev/null || exit 1
 server=$(cluster_addr 2 1)
+tcp_cc=$(cluster_tcp_cc 1)
 for ((round = 1; round <= rounds; round++)); do
     bench_progress "message rate, 2 nodes, round $round of $rounds"
     ip netns exec "$(cluster_node_name 2)" timeout 120 "$bin/bench_fi_rma_bw" -s "$server" > /dev/null 2>&1 &
@@ -120,7 +123,9 @@ echo "raw: test/bench/bench_fi_rma_bw, fi_write on one libfabric tcp endpoint, t
 echo "write with its completion. The per-message counts are rwv's MPI_T counters over every rank,"
 echo "divided by the eager messages written (acknowledgements and collectives included); sent in place:"
 echo "the share whose data went from the application's buffer with no copy (btl_rwv_in_place_min). rwv unbatched:"
-echo "btl_rwv_write_batch 1, every eager message its own rail write, as before batches."
+echo "btl_rwv_write_batch 1, every eager message its own rail write, as before batches. The nodes' TCP"
+echo "congestion control: $tcp_cc (RWV_CLUSTER_CC chooses another; rwv copies waiting messages over 44 KiB"
+echo "for batches only where it does not pace, see btl_rwv_batch_copy_max)."
 echo
 echo "## Pairs of ranks streaming at once between 2 emulated nodes (osu_mbw_mr style; total messages per second)"
 echo

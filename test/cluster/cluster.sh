@@ -23,6 +23,9 @@
 # 46; an IPv6 rail r has 2001:db8:r::n/64 (RFC 3849), added without
 # duplicate-address detection so it is usable at once.  Rail 1 always
 # keeps IPv4: the runtime speaks it.
+# RWV_CLUSTER_CC names the TCP congestion control of every node (cubic,
+# reno, bbr); unset, the nodes take this host's default.  The kernel lets a
+# namespace choose only one listed in net.ipv4.tcp_allowed_congestion_control.
 
 RWV_CLUSTER=${RWV_CLUSTER:-rwvn}
 # one documentation network (RFC 5737) per rail
@@ -106,6 +109,22 @@ cluster_limit () { # ns dev rate
     ip netns exec "$1" tc qdisc replace dev "$2" root tbf rate "$3" burst 256kb latency 50ms
 }
 
+# Give node namespace NS the TCP congestion control RWV_CLUSTER_CC names.
+cluster_set_cc () { # ns
+    [ -z "${RWV_CLUSTER_CC:-}" ] && return 0
+    ip netns exec "$1" sh -c 'echo "$1" > /proc/sys/net/ipv4/tcp_congestion_control' sh "$RWV_CLUSTER_CC" \
+        2>/dev/null && return 0
+    cluster_die "the kernel refused TCP congestion control '$RWV_CLUSTER_CC' in the nodes: it must be in" \
+        "net.ipv4.tcp_available_congestion_control ($(cat /proc/sys/net/ipv4/tcp_available_congestion_control))" \
+        "and in net.ipv4.tcp_allowed_congestion_control ($(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control));" \
+        "as root: sysctl -w net.ipv4.tcp_allowed_congestion_control=\"$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control) $RWV_CLUSTER_CC\""
+}
+
+# The TCP congestion control node N's sockets take.
+cluster_tcp_cc () { # n
+    ip netns exec "$(cluster_node_name "${1:-1}")" cat /proc/sys/net/ipv4/tcp_congestion_control
+}
+
 cluster_add_node_link () { # node rail peer_ns peer_dev rate
     local ns dev
     ns=$(cluster_node_name "$1")
@@ -142,6 +161,7 @@ cluster_up () { # nodes rails [rate]
         ip netns add "$(cluster_node_name $n)" || return 1
         ip -n "$(cluster_node_name $n)" link set lo up || return 1
         cluster_node_name $n >> "$RWV_CLUSTER_STATE/nodes"
+        cluster_set_cc "$(cluster_node_name $n)" || return 1
     done
     if [ "$nodes" -eq 2 ]; then
         for ((r = 1; r <= rails; r++)); do

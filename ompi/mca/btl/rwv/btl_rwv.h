@@ -42,6 +42,9 @@ BEGIN_C_DECLS
  * the rendezvous cost a round trip per message: one pair streamed 0.74x
  * btl/tcp with it, 0.91x without. */
 #define MCA_BTL_RWV_DEFAULT_SLOT_SIZE (65536 + 128 + 32)
+/* btl_rwv_batch_copy_max: decided per rail (mca_btl_rwv_batch_copy_limit) */
+#define MCA_BTL_RWV_BATCH_COPY_AUTO (-2)
+#define MCA_BTL_RWV_BATCH_COPY_PACED 45056
 
 #define MCA_BTL_RWV_MAX_RAILS 8
 

@@ -293,10 +293,11 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
 
         opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                              "btl/rwv: rail %d: %s listening on %s (NUMA node %d, process on %d; %s; "
-                             "rings of %d x %d bytes for %d hot peers, %d x %d for the others)", i, rail->name,
+                             "rings of %d x %d bytes for %d hot peers, %d x %d for the others%s)", i, rail->name,
                              mca_btl_rwv_rail_addr_text (&rail->addr, where, sizeof (where)), rail->numa_node, numa,
                              rail->bandwidth > 0 ? "bandwidth configured" : "bandwidth measured",
-                             c->eager_slots, c->eager_slot_size, c->hot_peers, c->cold_slots, c->cold_slot_size);
+                             c->eager_slots, c->eager_slot_size, c->hot_peers, c->cold_slots, c->cold_slot_size,
+                             rail->tcp_paced ? "; the kernel paces its TCP (bbr)" : "");
     }
     rwv_offer_in_place ();
     mca_btl_rwv_size_osc_buffers (); /* may setenv: before our thread starts */

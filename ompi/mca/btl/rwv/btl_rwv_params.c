@@ -168,12 +168,15 @@ static const rwv_param_t rwv_params[] = {
       "so that it can go in a batch, up to btl_rwv_batch_copy_max. To a peer on this node whose "
       "ring rwv shares, any eager message is stored from the application's buffer, whatever its "
       "size. The send completes once the transport is done with the buffer. 0: always copy"),
-    RWV_INT(batch_copy_max, 45056, -1, INT_MAX, 1, "use -1 (always copy) or a number of bytes",
+    RWV_INT(batch_copy_max, MCA_BTL_RWV_BATCH_COPY_AUTO, MCA_BTL_RWV_BATCH_COPY_AUTO, INT_MAX, 1,
+            "use -2 (auto), -1 (always copy) or a number of bytes",
       "Largest eager message, in bytes with the PML's header, that is copied into a send buffer while "
       "it waits for credits, so that it can go in a batch (btl_rwv_write_batch); a larger one waits "
       "in the application's buffer and goes, when credits come, two to a write while they fit in 120 "
-      "KiB, else alone (only messages that would go in place, btl_rwv_in_place_min). Up to here the "
-      "batch of copies saves more than the copy costs. -1: always copy"),
+      "KiB, else alone (only messages that would go in place, btl_rwv_in_place_min). -2 (auto): -1 "
+      "where the kernel's TCP congestion control does not pace (cubic, reno), 45056 on a libfabric "
+      "tcp rail where it does (bbr, read from /proc/sys/net/ipv4/tcp_congestion_control): there, "
+      "writes of four large copies lost half the rate to retransmissions. -1: always copy"),
     RWV_INT(batch_copy_max_shared, 16384, -1, INT_MAX, 1, "use -1 (always copy) or a number of bytes",
       "btl_rwv_batch_copy_max for ranks that share processor cores (mpi_yield_when_idle, which "
       "mpirun sets on an oversubscribed node): there the copy takes processor time from the ranks "

@@ -202,6 +202,29 @@ static int ofi_numa_node (const char *ifname)
     return mca_btl_rwv_sysfs_int (path, -1);
 }
 
+/* Does the kernel pace the TCP this rail's provider runs on?  bbr does;
+ * cubic and reno, Debian's default and the fallback, do not.  Read in
+ * this process's network namespace, whose default the provider's sockets
+ * take. */
+static bool ofi_tcp_paced (const struct fi_info *info)
+{
+    char cc[32] = "";
+    FILE *file;
+
+    if (0 != strcmp (info->fabric_attr->prov_name, "tcp") && 0 != strcmp (info->fabric_attr->prov_name, "net")) {
+        return false;
+    }
+    file = fopen ("/proc/sys/net/ipv4/tcp_congestion_control", "r");
+    if (NULL == file) {
+        return false;
+    }
+    if (NULL == fgets (cc, sizeof (cc), file)) {
+        cc[0] = '\0';
+    }
+    fclose (file);
+    return 0 == strncmp (cc, "bbr", 3);
+}
+
 /* An event queue the connection thread can sleep on (a file descriptor
  * to epoll), else one only progress reads. */
 static int ofi_eq_open (mca_btl_rwv_ofi_rail_t *rail)
@@ -280,6 +303,7 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int 
         snprintf (rail->super.ifname, sizeof (rail->super.ifname), "%s", info->domain_attr->name);
     }
     rail->super.numa_node = ofi_numa_node (rail->super.ifname);
+    rail->super.tcp_paced = ofi_tcp_paced (info);
     snprintf (rail->super.name, sizeof (rail->super.name), "ofi/%s %s %s", info->fabric_attr->prov_name,
               info->domain_attr->name, mca_btl_rwv_ip_ntop (ip, text, sizeof (text)));
     return &rail->super;

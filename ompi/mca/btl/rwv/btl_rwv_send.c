@@ -468,20 +468,35 @@ void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn)
     }
 }
 
+/* The largest waiting message CONN copies for a batch; -1: any.  The
+ * copy lets four go in one write where, in place, two do (the tcp
+ * provider takes four pieces a write, and one in place is two).  One pair
+ * of ranks streaming 44 to 60 KiB between two emulated nodes ran at
+ * 0.97-1.20x btl/tcp copied against 0.8-0.95x in place, under cubic and
+ * reno.  Where the kernel paces TCP (bbr), writes of four 48 KiB copies
+ * drew thousands of retransmissions a second and half the rate: there
+ * only up to 44 KiB is copied (docs/results-message-rate.md). */
+static int mca_btl_rwv_batch_copy_limit (const mca_btl_rwv_conn_t *conn)
+{
+    int max = mca_btl_rwv_component.batch_copy_max;
+
+    if (MCA_BTL_RWV_BATCH_COPY_AUTO == max) {
+        max = conn->rail->tcp_paced ? MCA_BTL_RWV_BATCH_COPY_PACED : -1;
+    }
+    return max;
+}
+
 /* Is FRAG, about to wait on CONN, copied so that it can join a batch?  A
  * message sent in place costs no copy when written at once; waiting, it
  * takes two pieces of the tcp provider's four with its header last, so
  * at most two go in a write, where copied ones go four to a write.
- * Up to about 40 KiB the batch saves more than the copy costs a rank with
- * a core of its own: one pair streaming 32 KiB between two emulated nodes
- * went from 0.73x to 0.96x btl/tcp so; at 48 KiB and more the copy lost.
  * Ranks that share cores pay for a copy out of each other's time, and
  * lose from about 16 KiB: 4 pairs on 2 cores at 32 KiB ran at 0.6x the
  * rate of sending what waits in place (docs/results-message-rate.md). */
 static bool mca_btl_rwv_copy_to_batch (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_frag_t *frag)
 {
     int max = opal_progress_yield_when_idle ? mca_btl_rwv_component.batch_copy_max_shared :
-        mca_btl_rwv_component.batch_copy_max;
+        mca_btl_rwv_batch_copy_limit (conn);
 
     return mca_btl_rwv_conn_batches (conn) && (max < 0 || mca_btl_rwv_frag_len (frag) <= (size_t) max);
 }
