@@ -28,7 +28,7 @@
 #    two to a write (the PML's header after the data, so that each is two
 #    pieces of the tcp provider's four), and without batches, or where
 #    ranks share cores, one each; 150,000 B messages in 256 KiB slots,
-#    past the 120 KiB a batch of them may hold, go one each (no hang);
+#    past the 124 KiB a batch of them may hold, go one each (no hang);
 #    the Debian roots (RWV_CORE) run the first of these streams only;
 #  - the receivers stop calling MPI for 3 s half way (a peer that stops
 #    consuming), both ways at once, and cold rings written with immediate
@@ -117,7 +117,7 @@ if [ -z "${RWV_CORE:-}" ]; then
         "${two[@]}" "${copy44[@]}" --mca btl_rwv_write_batch 1 "$bin" -n 100 -s 49152
     stream "the same where ranks share cores (mpi_yield_when_idle): one write each" unbatched,all_in_place \
         "${two[@]}" --mca mpi_yield_when_idle 1 "$bin" -n 100 -s 49152
-    # a message in place larger than a batch of them may hold (120 KiB)
+    # a message in place larger than a batch of them may hold (124 KiB)
     # goes alone; the code before hung there, retrying an empty batch for ever
     stream "150,000 B messages in 256 KiB slots, in place: each that waits written alone" unbatched,all_in_place \
         "${two[@]}" "${copy44[@]}" --mca btl_rwv_eager_slot_size 262144 "$bin" -n 30 -s 150000

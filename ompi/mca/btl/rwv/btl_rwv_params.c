@@ -172,7 +172,7 @@ static const rwv_param_t rwv_params[] = {
             "use -2 (auto), -1 (always copy) or a number of bytes",
       "Largest eager message, in bytes with the PML's header, that is copied into a send buffer while "
       "it waits for credits, so that it can go in a batch (btl_rwv_write_batch); a larger one waits "
-      "in the application's buffer and goes, when credits come, two to a write while they fit in 120 "
+      "in the application's buffer and goes, when credits come, two to a write while they fit in 124 "
       "KiB, else alone (only messages that would go in place, btl_rwv_in_place_min). -2 (auto): -1 "
       "where the kernel's TCP congestion control does not pace (cubic, reno), 45056 on a libfabric "
       "tcp rail where it does (bbr, read from /proc/sys/net/ipv4/tcp_congestion_control): there, "

@@ -30,7 +30,7 @@
 #include "btl_rwv_progress.h"
 #include "btl_rwv_recv.h"
 
-#define MCA_BTL_RWV_IN_PLACE_BATCH_MAX (120 * 1024) /* see mca_btl_rwv_batch_pieces */
+#define MCA_BTL_RWV_IN_PLACE_BATCH_MAX (124 * 1024) /* see mca_btl_rwv_batch_pieces */
 
 size_t mca_btl_rwv_ring_bytes (void)
 {
@@ -297,12 +297,12 @@ static int mca_btl_rwv_batch_limit (const mca_btl_rwv_conn_t *conn)
  * peer from here, or in place in three pieces).
  * - Ranks that share cores write what waits in place alone: in pairs, 4
  *   pairs of ranks on 2 cores streaming 32 KiB ran at 0.55x.
- * - One in place joins only while the batch stays within 120 KiB: two 64
+ * - One in place joins only while the batch stays within 124 KiB: two 64
  *   KiB messages in one write made one pair of ranks swing from job to
  *   job between 23k and 60k messages/s, where written alone they ran at
- *   39-52k; two of 56 KiB kept their gain.
+ *   39-52k (under bbr); two of 60 KiB ran at 71-75k against 62-64k alone.
  * - The first always joins (a batch that took none would be tried again
- *   at every progress call, for ever, with slots raised past 120 KiB).
+ *   at every progress call, for ever, with slots raised past 124 KiB).
  * (docs/results-message-rate.md) */
 static int mca_btl_rwv_batch_pieces (mca_btl_rwv_conn_t *conn, size_t bytes)
 {
