@@ -53,6 +53,7 @@ check_param "an unknown backend" --mca btl_rwv_backend rdma -- "use auto, ofi or
 check_param "an unknown single-copy mechanism" --mca btl_rwv_single_copy xpmem -- "use cma or none"
 check_param "an unknown put completion" --mca btl_rwv_put_completion remote -- "use ordered or delivered"
 check_param "a batch copy limit below -1" --mca btl_rwv_batch_copy_max_shared -2 -- "use -1 (always copy) or a number of bytes"
+check_param "a batch copy limit below -2 (auto)" --mca btl_rwv_batch_copy_max -3 -- "use -2 (auto), -1 (always copy) or a number of bytes"
 check_param "a negative rail-down timeout" --mca btl_rwv_rail_down_timeout -1 -- "use 0 or a positive number of seconds"
 check_param "a hot set below -1" --mca btl_rwv_hot_peers -2 -- "use -1 (no limit) or 0 to 65535 peers per rail"
 check_param "promotion after no message" --mca btl_rwv_promote_after 0 -- "btl_rwv_promote_after = 0"
