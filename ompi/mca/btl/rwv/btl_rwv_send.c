@@ -471,11 +471,11 @@ void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn)
 /* The largest waiting message CONN copies for a batch; -1: any.  The
  * copy lets four go in one write where, in place, two do (the tcp
  * provider takes four pieces a write, and one in place is two).  One pair
- * of ranks streaming 44 to 60 KiB between two emulated nodes ran at
- * 0.97-1.20x btl/tcp copied against 0.8-0.95x in place, under cubic and
- * reno.  Where the kernel paces TCP (bbr), writes of four 48 KiB copies
- * drew thousands of retransmissions a second and half the rate: there
- * only up to 44 KiB is copied (docs/results-message-rate.md). */
+ * of ranks streaming 44 to 60 KiB between two emulated nodes under cubic
+ * ran at 0.97-1.25x btl/tcp copied against 0.74-1.04x in place (6
+ * interleaved rounds).  Where the kernel paces TCP (bbr), writes of four
+ * 48 KiB copies drew thousands of retransmissions a second and half the
+ * rate: there only up to 44 KiB is copied (docs/results-message-rate.md). */
 static int mca_btl_rwv_batch_copy_limit (const mca_btl_rwv_conn_t *conn)
 {
     int max = mca_btl_rwv_component.batch_copy_max;
