@@ -124,8 +124,8 @@ echo "write with its completion. The per-message counts are rwv's MPI_T counters
 echo "divided by the eager messages written (acknowledgements and collectives included); sent in place:"
 echo "the share whose data went from the application's buffer with no copy (btl_rwv_in_place_min). rwv unbatched:"
 echo "btl_rwv_write_batch 1, every eager message its own rail write, as before batches. The nodes' TCP"
-echo "congestion control: $tcp_cc (RWV_CLUSTER_CC chooses another; rwv copies waiting messages over 44 KiB"
-echo "for batches only where it does not pace, see btl_rwv_batch_copy_max)."
+echo "congestion control: $tcp_cc (RWV_CLUSTER_CC chooses another; rwv copies waiting messages of 44 KiB"
+echo "and more for batches only where it is not bbr, see btl_rwv_batch_copy_max)."
 echo
 echo "## Pairs of ranks streaming at once between 2 emulated nodes (osu_mbw_mr style; total messages per second)"
 echo

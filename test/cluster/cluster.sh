@@ -114,10 +114,16 @@ cluster_set_cc () { # ns
     [ -z "${RWV_CLUSTER_CC:-}" ] && return 0
     ip netns exec "$1" sh -c 'echo "$1" > /proc/sys/net/ipv4/tcp_congestion_control' sh "$RWV_CLUSTER_CC" \
         2>/dev/null && return 0
-    cluster_die "the kernel refused TCP congestion control '$RWV_CLUSTER_CC' in the nodes: it must be in" \
-        "net.ipv4.tcp_available_congestion_control ($(cat /proc/sys/net/ipv4/tcp_available_congestion_control))" \
-        "and in net.ipv4.tcp_allowed_congestion_control ($(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control));" \
-        "as root: sysctl -w net.ipv4.tcp_allowed_congestion_control=\"$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control) $RWV_CLUSTER_CC\""
+    local available allowed
+    available=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control)
+    allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
+    if ! grep -qw -- "$RWV_CLUSTER_CC" <<< "$available"; then
+        cluster_die "TCP congestion control '$RWV_CLUSTER_CC' is not in this kernel ($available);" \
+            "as root: modprobe tcp_$RWV_CLUSTER_CC"
+    else
+        cluster_die "the kernel lets network namespaces choose only $allowed, not '$RWV_CLUSTER_CC';" \
+            "as root: sysctl -w net.ipv4.tcp_allowed_congestion_control=\"$allowed $RWV_CLUSTER_CC\""
+    fi
 }
 
 # The TCP congestion control node N's sockets take.

@@ -173,10 +173,11 @@ static const rwv_param_t rwv_params[] = {
       "Largest eager message, in bytes with the PML's header, that is copied into a send buffer while "
       "it waits for credits, so that it can go in a batch (btl_rwv_write_batch); a larger one waits "
       "in the application's buffer and goes, when credits come, two to a write while they fit in 124 "
-      "KiB, else alone (only messages that would go in place, btl_rwv_in_place_min). -2 (auto): -1 "
-      "where the kernel's TCP congestion control does not pace (cubic, reno), 45056 on a libfabric "
-      "tcp rail where it does (bbr, read from /proc/sys/net/ipv4/tcp_congestion_control): there, "
-      "writes of four large copies lost half the rate to retransmissions. -1: always copy"),
+      "KiB, else alone (only messages that would go in place, btl_rwv_in_place_min). -2 (auto): 45056 "
+      "on a libfabric tcp rail where the default TCP congestion control of the process's network "
+      "namespace is bbr, which paces (/proc/sys/net/ipv4/tcp_congestion_control): there, writes of "
+      "four large copies lost half the rate to retransmissions; -1 elsewhere (cubic, reno). "
+      "-1: always copy"),
     RWV_INT(batch_copy_max_shared, 16384, -1, INT_MAX, 1, "use -1 (always copy) or a number of bytes",
       "btl_rwv_batch_copy_max for ranks that share processor cores (mpi_yield_when_idle, which "
       "mpirun sets on an oversubscribed node): there the copy takes processor time from the ranks "

@@ -161,7 +161,7 @@ struct mca_btl_rwv_rail_t {
     bool virt_addr;                 /* remote addresses are virtual, not offsets */
     bool ordered_placement;         /* a write's bytes land in order: poll mode is safe */
     bool reads_after_writes;        /* a read sees every earlier write on its connection (FI_ORDER_RAW, iWARP) */
-    bool tcp_paced;                 /* the rail is the kernel's TCP, and the kernel paces it (btl_rwv_batch_copy_max) */
+    bool tcp_paced;                 /* the rail is the kernel's TCP under bbr, which paces (btl_rwv_batch_copy_max) */
     int num_conns;                  /* connections on this rail: no CQ to poll without them */
     int num_polled;                 /* of those, on the polled list (btl_rwv_progress.c) */
     char ifname[32];                /* the network interface, for link checks and NUMA */

@@ -202,10 +202,12 @@ static int ofi_numa_node (const char *ifname)
     return mca_btl_rwv_sysfs_int (path, -1);
 }
 
-/* Does the kernel pace the TCP this rail's provider runs on?  bbr does;
- * cubic and reno, Debian's default and the fallback, do not.  Read in
- * this process's network namespace, whose default the provider's sockets
- * take. */
+/* Is bbr, which paces, the congestion control of the TCP this rail's
+ * provider runs on (tcp, and net, libfabric 1.17's other name for it)?
+ * Read as this process's network namespace's default, which the
+ * provider's sockets take; Debian's default is cubic.  The fq queue
+ * discipline paces any congestion control, and is not looked at: not
+ * measured. */
 static bool ofi_tcp_paced (const struct fi_info *info)
 {
     char cc[32] = "";
