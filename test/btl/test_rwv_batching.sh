@@ -18,7 +18,7 @@
 #    1) unless it is large, and with btl_rwv_in_place_min 0 none goes in
 #    place;
 #  - a message waiting for credits is copied only up to
-#    btl_rwv_batch_copy_max (set to 44 KiB), and where ranks share cores
+#    btl_rwv_batch_copy_max (set to 45056 bytes), and where ranks share cores
 #    (mpi_yield_when_idle) up to btl_rwv_batch_copy_max_shared (16 KiB):
 #    the larger ones go in place, and with -1 none do;
 #  - btl_rwv_batch_copy_max left to auto: waiting 48 KiB messages are
