@@ -115,3 +115,16 @@ int mca_btl_rwv_sysfs_int (const char *path, int fallback)
     }
     return value;
 }
+
+bool mca_btl_rwv_sysfs_word_starts (const char *path, const char *prefix)
+{
+    FILE *f = fopen (path, "r");
+    char value[64];
+    bool match = false;
+
+    if (NULL != f) {
+        match = 1 == fscanf (f, "%63s", value) && 0 == strncmp (value, prefix, strlen (prefix));
+        fclose (f);
+    }
+    return match;
+}

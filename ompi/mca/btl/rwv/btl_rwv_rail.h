@@ -209,6 +209,8 @@ const char *mca_btl_rwv_rail_addr_nets (const mca_btl_rwv_rail_addr_t *addr, cha
 int mca_btl_rwv_family_order (int order[MCA_BTL_RWV_FAMILIES]);
 /* btl_rwv_rail.c: the integer in a sysfs file, FALLBACK if none */
 int mca_btl_rwv_sysfs_int (const char *path, int fallback);
+/* btl_rwv_rail.c: does the first word of a sysfs or procfs file start with PREFIX? */
+bool mca_btl_rwv_sysfs_word_starts (const char *path, const char *prefix);
 /* btl_rwv_rail_verbs_discover.c: OPAL_ERR_NOT_AVAILABLE once it has told the user
  * why no verbs rail could be made; `required' (btl_rwv_backend verbs)
  * also tells of a machine without RDMA devices */

@@ -210,21 +210,8 @@ static int ofi_numa_node (const char *ifname)
  * measured. */
 static bool ofi_tcp_paced (const struct fi_info *info)
 {
-    char cc[32] = "";
-    FILE *file;
-
-    if (0 != strcmp (info->fabric_attr->prov_name, "tcp") && 0 != strcmp (info->fabric_attr->prov_name, "net")) {
-        return false;
-    }
-    file = fopen ("/proc/sys/net/ipv4/tcp_congestion_control", "r");
-    if (NULL == file) {
-        return false;
-    }
-    if (NULL == fgets (cc, sizeof (cc), file)) {
-        cc[0] = '\0';
-    }
-    fclose (file);
-    return 0 == strncmp (cc, "bbr", 3);
+    return (0 == strcmp (info->fabric_attr->prov_name, "tcp") || 0 == strcmp (info->fabric_attr->prov_name, "net")) &&
+        mca_btl_rwv_sysfs_word_starts ("/proc/sys/net/ipv4/tcp_congestion_control", "bbr");
 }
 
 /* An event queue the connection thread can sleep on (a file descriptor
