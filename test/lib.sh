@@ -137,15 +137,29 @@ job_kill () { # pid
     kill -KILL $procs 2>/dev/null
 }
 
+# The job's ranks and, since a daemon on another emulated node may have
+# left the tree (prted detaches), every live process running one of their
+# programs: the suite runs one job at a time.
+job_all_ranks () { # pid
+    local ranks
+    ranks=$(job_ranks "$1")
+    [ -n "$ranks" ] || return 0
+    ps -e -o pid=,stat=,comm= | awk -v comms="$(ps -o comm= -p "$(echo $ranks | tr ' ' ,)" | sort -u | paste -sd' ')" '
+        BEGIN { n = split(comms, c, " "); for (i = 1; i <= n; i++) want[c[i]] = 1 }
+        $2 !~ /^Z/ && ($3 in want) { print $1 }'
+}
+
 job_report () { # pid
-    local p
-    ps -o pid,ppid,stat,etimes,args -p "$(job_tree "$1" | paste -sd,)" | cut -c1-200
-    for p in $(job_ranks "$1"); do
-        echo "# stacks of rank process $p:"
+    local p ranks
+    ranks=$(job_all_ranks "$1")
+    ps -o pid,ppid,stat,etimes,args -p "$( (job_tree "$1"; echo "$ranks") | sort -un | paste -sd,)" | cut -c1-200
+    for p in $ranks; do
+        echo "# stacks of rank process $p (network namespace: $(ip netns identify "$p" 2>/dev/null | head -n1)):"
         if command -v eu-stack > /dev/null; then
             # from the rank's own mount namespace and root: there the paths
-            # of its mappings name its libraries (a node's namespace is not ours)
-            nsenter -t "$p" -m -r eu-stack -p "$p" 2>&1 | head -n 200
+            # of its mappings name its libraries (a node's namespace is not
+            # ours); the innermost frames say where it waits
+            nsenter -t "$p" -m -r eu-stack -n 18 -p "$p" 2>&1 | grep -v "shown max number of frames" | head -n 90
         else
             grep -H . /proc/"$p"/task/*/wchan 2>/dev/null
         fi
@@ -184,5 +198,5 @@ job_watch () { # pid limit mark
 # What run_job said about a job that hung or left its launcher behind, from
 # the job's output on stdin: for the log of a test that judged the job.
 job_diagnosis () {
-    sed -n '/^# \(hung\|launcher\):/,$p' | head -n 120
+    sed -n '/^# \(hung\|launcher\):/,$p' | head -n 500
 }
