@@ -122,9 +122,21 @@ job_ranks () { # pid
     job_tree -r "$1"
 }
 
+# The job's ranks and those that its daemons on other emulated nodes
+# started: prted detaches (--daemonize), leaving them outside the tree.
+# The suite runs one job at a time, so every daemon is this job's.
+job_all_ranks () { # pid
+    job_ranks "$1"
+    ps -e -o pid=,ppid=,stat=,comm= | awk '
+        { parent[$1] = $2; stat[$1] = $3; comm[$1] = $4 }
+        END { for (p in parent)
+                  if (comm[parent[p]] ~ /^(prted|orted)$/ && stat[p] !~ /^Z/ &&
+                      comm[p] !~ /^(prted|orted|bash|sh)$/) print p }'
+}
+
 job_kill () { # pid
     local procs p i alive
-    procs=$(job_tree "$1")
+    procs=$( (job_tree "$1"; job_all_ranks "$1") | sort -un)
     kill -TERM $procs 2>/dev/null
     for ((i = 0; i < 10; i++)); do
         alive=0
@@ -137,21 +149,9 @@ job_kill () { # pid
     kill -KILL $procs 2>/dev/null
 }
 
-# The job's ranks and, since a daemon on another emulated node may have
-# left the tree (prted detaches), every live process running one of their
-# programs: the suite runs one job at a time.
-job_all_ranks () { # pid
-    local ranks
-    ranks=$(job_ranks "$1")
-    [ -n "$ranks" ] || return 0
-    ps -e -o pid=,stat=,comm= | awk -v comms="$(ps -o comm= -p "$(echo $ranks | tr ' ' ,)" | sort -u | paste -sd' ')" '
-        BEGIN { n = split(comms, c, " "); for (i = 1; i <= n; i++) want[c[i]] = 1 }
-        $2 !~ /^Z/ && ($3 in want) { print $1 }'
-}
-
 job_report () { # pid
     local p ranks
-    ranks=$(job_all_ranks "$1")
+    ranks=$(job_all_ranks "$1" | sort -un)
     ps -o pid,ppid,stat,etimes,args -p "$( (job_tree "$1"; echo "$ranks") | sort -un | paste -sd,)" | cut -c1-200
     for p in $ranks; do
         echo "# stacks of rank process $p (network namespace: $(ip netns identify "$p" 2>/dev/null | head -n1)):"
