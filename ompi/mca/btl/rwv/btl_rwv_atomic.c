@@ -8,10 +8,10 @@
  * writes the old value back in a reply.  Because the target uses the CPU's
  * atomics, an emulated atomic is atomic with respect to every other one on
  * that address whichever peer or rail it came from, and with respect to
- * the target's own CPU atomics (MCA_BTL_ATOMIC_SUPPORTS_GLOB, which lets
- * osc/rdma do atomics on its own memory directly).  Requests ride the eager
- * path, so a failing rail replays them exactly once (btl_rwv_failover.c),
- * and a put completed before them is visible before they run.
+ * the target's own CPU atomics (MCA_BTL_ATOMIC_SUPPORTS_GLOB).  Requests
+ * ride the eager path, so a failing rail replays them exactly once
+ * (btl_rwv_failover.c), and a put completed before them is visible before
+ * they run.
  *
  * The target must enter MPI (any call that progresses) for its atomics to
  * run: the price of having no network atomics.
