@@ -169,7 +169,7 @@ job_report () { # pid
 job_watch () { # pid limit mark
     local pid=$1 end=$((SECONDS + $2)) grace=${RWV_LAUNCHER_GRACE:-30} seen=0 ended=
     while kill -0 "$pid" 2>/dev/null; do
-        if [ -n "$(job_ranks "$pid")" ]; then
+        if [ -n "$(job_all_ranks "$pid")" ]; then
             seen=1
             ended=
         elif [ "$seen" = 1 ] && [ -z "$ended" ]; then
