@@ -101,15 +101,22 @@ job_ended () { # status
 
 # PID and every process below it, parents first; with -r only the ranks:
 # the live processes that are neither the launcher nor the shells and
-# tools that start it.  One ps for the whole walk: run_job polls this.
+# tools that start it.  The walk starts at every prted and orted too:
+# Open MPI 5.0's and 6.0's prted detaches (--daemonize), leaving the
+# ranks of the other emulated nodes outside PID's tree, and the suite
+# runs one job at a time, so every daemon is this job's.  One ps for the
+# whole walk: run_job polls this.
 job_tree () { # [-r] pid
     local ranks=0
     [ "$1" = -r ] && { ranks=1; shift; }
     ps -e -o pid=,ppid=,stat=,comm= | awk -v root="$1" -v ranks="$ranks" '
-        { kids[$2] = kids[$2] " " $1; stat[$1] = $3; comm[$1] = $4 }
-        END { q[1] = root; n = 1
+        { kids[$2] = kids[$2] " " $1; stat[$1] = $3; comm[$1] = $4
+          if ($4 ~ /^(prted|orted)$/) daemons = daemons " " $1 }
+        END { n = split(root daemons, q, " ")
               for (i = 1; i <= n; i++) {
                   p = q[i]
+                  if (p in seen) continue
+                  seen[p] = 1
                   if (!ranks) print p
                   else if (p in stat && stat[p] !~ /^Z/ &&
                            comm[p] !~ /^(prterun|prted|mpirun|orterun|orted|timeout|bash|sh|ip|unshare|env|sleep)$/)
@@ -122,21 +129,9 @@ job_ranks () { # pid
     job_tree -r "$1"
 }
 
-# The job's ranks and those that its daemons on other emulated nodes
-# started: prted detaches (--daemonize), leaving them outside the tree.
-# The suite runs one job at a time, so every daemon is this job's.
-job_all_ranks () { # pid
-    job_ranks "$1"
-    ps -e -o pid=,ppid=,stat=,comm= | awk '
-        { parent[$1] = $2; stat[$1] = $3; comm[$1] = $4 }
-        END { for (p in parent)
-                  if (comm[parent[p]] ~ /^(prted|orted)$/ && stat[p] !~ /^Z/ &&
-                      comm[p] !~ /^(prted|orted|bash|sh)$/) print p }'
-}
-
 job_kill () { # pid
     local procs p i alive
-    procs=$( (job_tree "$1"; job_all_ranks "$1") | sort -un)
+    procs=$(job_tree "$1")
     kill -TERM $procs 2>/dev/null
     for ((i = 0; i < 10; i++)); do
         alive=0
@@ -150,10 +145,9 @@ job_kill () { # pid
 }
 
 job_report () { # pid
-    local p ranks
-    ranks=$(job_all_ranks "$1" | sort -un)
-    ps -o pid,ppid,stat,etimes,args -p "$( (job_tree "$1"; echo "$ranks") | sort -un | paste -sd,)" | cut -c1-200
-    for p in $ranks; do
+    local p
+    ps -o pid,ppid,stat,etimes,args -p "$(job_tree "$1" | paste -sd,)" | cut -c1-200
+    for p in $(job_ranks "$1"); do
         echo "# stacks of rank process $p (network namespace: $(ip netns identify "$p" 2>/dev/null | head -n1)):"
         if command -v eu-stack > /dev/null; then
             # from the rank's own mount namespace and root: there the paths
@@ -169,7 +163,7 @@ job_report () { # pid
 job_watch () { # pid limit mark
     local pid=$1 end=$((SECONDS + $2)) grace=${RWV_LAUNCHER_GRACE:-30} seen=0 ended=
     while kill -0 "$pid" 2>/dev/null; do
-        if [ -n "$(job_all_ranks "$pid")" ]; then
+        if [ -n "$(job_ranks "$pid")" ]; then
             seen=1
             ended=
         elif [ "$seen" = 1 ] && [ -z "$ended" ]; then
