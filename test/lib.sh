@@ -62,6 +62,36 @@ ompi_is_5 () {
     ompi_info --version 2>/dev/null | grep -q '^Open MPI v5\.'
 }
 
+# True when the Open MPI on PATH is 4.1.0 to 4.1.4, whose osc/rdma
+# deadlocks itself at its first access to a dynamic window on another
+# node, whatever the BTL (ompi_osc_rdma_find_dynamic_region; fixed in
+# 4.1.5 by Open MPI pull request 10473, docs/btl-rwv.md).
+ompi_dynamic_windows_deadlock () {
+    ompi_info --version 2>/dev/null | grep -q '^Open MPI v4\.1\.[0-4]\b'
+}
+
+# Every rank of job PID (job_tree) has FUNCTION in its stack, three times
+# in a row 2 s apart: stuck there.  Returns at once, false, when the job
+# has ended or once LIMIT seconds have passed without that.
+#   job_stuck_in PID FUNCTION LIMIT
+job_stuck_in () {
+    local end=$((SECONDS + $3)) hits=0 ranks inside
+    while kill -0 "$1" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+        sleep 2 < /dev/null > /dev/null 2>&1
+        ranks=$(job_ranks "$1" | wc -l)
+        inside=$(job_report "$1" 2>/dev/null |
+                 awk -v f="$2" '/^# stacks of rank process/ { r++ } index($0, f) { hit[r] = 1 }
+                                END { n = 0; for (i in hit) n++; print n }')
+        if [ "$ranks" -gt 0 ] && [ "$inside" -eq "$ranks" ]; then
+            hits=$((hits + 1))
+            [ "$hits" -ge 3 ] && return 0
+        else
+            hits=0
+        fi
+    done
+    return 1
+}
+
 # Run a job under a time limit, as timeout(1) would, but tell apart what
 # was left running.  Open MPI 5.0.7's prterun and prted now and then stay
 # after every rank has ended (docs/testing.md), and Open MPI 4.1.4's

@@ -256,6 +256,7 @@ CORE=1 run_test "rwv: small messages written in batches, exactly once" "$t/btl/t
 # about 4 minutes on 2 cores; each of its jobs has a limit of its own that
 # names a hang
 RWV_TEST_TIMEOUT=${RWV_TEST_TIMEOUT:-1200} CORE=1 run_test "rwv: MPI one-sided (osc/rdma) on 1, 2, 3 nodes" "$t/btl/test_rwv_onesided.sh"
+CORE=1 run_test "rwv: MPI dynamic windows between 2 and 3 nodes" "$t/btl/test_rwv_dynamic_windows.sh"
 run_test "rwv: a member sending malformed data is refused" "$t/btl/test_rwv_member_faults.sh"
 run_test "rwv: same-node peers share rings, fall back, die cleanly" "$t/btl/test_rwv_same_node.sh"
 # accumulates through derived datatypes, fetched and target values checked;

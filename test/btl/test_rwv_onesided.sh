@@ -6,7 +6,8 @@
 # predefined operation; fetch-and-op, get-accumulate and compare-and-swap
 # counters contended by every rank):
 #  - on one node with --mca btl self,rwv (2 and 3 ranks) and self,vader,rwv
-#    (3 ranks), for MPI_Win_allocate, MPI_Win_create and dynamic windows;
+#    (3 ranks), for MPI_Win_allocate, MPI_Win_create and dynamic windows
+#    (between nodes: test_rwv_dynamic_windows.sh);
 #  - on 2 emulated nodes (1 rail; 2 ranks per node, vader between
 #    node-mates) and 3 emulated nodes (2 rails), for MPI_Win_allocate and
 #    MPI_Win_create.  Two bugs of Open MPI 4.1.4's osc/rdma (both fixed in
@@ -15,6 +16,8 @@
 #    the node count makes MPI_Win_allocate address the wrong rank's memory;
 #  - osc_rdma_buffer_size as btl_rwv_osc_buffer_size sets it, and as the
 #    user's settings keep it;
+#  - puts and gets under lock contention (MPICH's rma/contention_putget
+#    pattern, test_onesided_contention) on 2 emulated nodes x 2 ranks;
 #  - large accumulates (MPICH's rma/large_acc_flush_local pattern, every
 #    int checked by test_large_accumulate) on one node over shared rings
 #    and over the loopback rail, and between 2 emulated nodes;
@@ -111,6 +114,12 @@ verify_run "2 emulated nodes, 4 ranks, --mca btl self,vader,rwv" cluster_mpirun 
     --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$bin" -D -m 1048576 -n 50
 verify_run "2 emulated nodes, 2 ranks, --mca btl self,rwv" cluster_mpirun -np 2 --map-by node \
     --mca btl self,rwv "$largeacc" -r 5
+# MPICH's rma/contention_putget pattern with 2 ranks per node: every lock
+# a round trip to a contended target.  Without mpi_yield_when_idle the
+# four ranks spinning on 2 cores starve the targets' progress (109 s
+# against 2 s, docs/testing.md); mpirun cannot see that the nodes share cores
+verify_run "2 emulated nodes x 2 ranks, --mca btl self,vader,rwv" cluster_mpirun -np 4 --map-by node \
+    --mca mpi_yield_when_idle 1 --mca btl self,vader,rwv "$RWV_BUILD/test/mpi/test_onesided_contention"
 # one rank per node: every vector element is a round trip, and with 2
 # ranks per node sharing the cores each took a time slice (a minute; 9 s
 # so).  Under --core on one node only (run-tests.sh's own run).
