@@ -6,13 +6,19 @@
 # thread answers them, so every message arrives once it calls MPI again:
 #  - 2 nodes: an 8-byte, a 60,000-byte and a 1 MiB message (eager, eager
 #    read by the receiver from a cold peer, rendezvous), every byte checked;
-#    the same job with btl_rwv_connection_thread 0 fails as it did before,
-#    so the check can tell;
+#    the connection is answered at once, never waited for past the
+#    timeout; with btl_rwv_connection_thread 0 it is, the job finishing
+#    only because rwv's probe finds the busy rank's host up (the check
+#    can tell);
 #  - 2 nodes under MPI_THREAD_MULTIPLE, 4 threads sending at once;
 #  - one-sided at first contact: MPI_Put and MPI_Fetch_and_op to a busy
 #    target (3 ranks on 3 nodes; coll/basic connects each rank to rank 0
 #    only, so ranks 1 and 2 first meet in the put), values checked;
 #  - 4 nodes x 2 ranks: seven ranks contact one busy rank at once;
+#  - a rank stopped (SIGSTOP, as a debugger attaching stops it) past the
+#    timeout at first contact, 2 nodes point to point and 3 nodes
+#    one-sided: its host still answers at the transport level, so rwv
+#    waits on, and every byte arrives once it runs again;
 #  - the connection thread sleeps: while the rank computes, its rwv-conn
 #    thread uses no CPU time worth a tick or two (a spinning one: hundreds).
 # The unreachable and killed peers are test_rwv_failures.sh's.
@@ -46,15 +52,21 @@ expect_ok () { # label pattern
     fi
 }
 
-job -np 2 --map-by node -- -b $busy; rc=$?
-expect_ok "2 nodes, a rank busy $busy s at first contact (timeout 3 s): eager, FETCH and rendezvous messages arrive, every byte right" \
+job -np 2 --map-by node --mca btl_base_verbose 40 -- -b $busy; rc=$?
+grep -q 'within btl_rwv_connect_timeout .*: probing its host' "$out" && rc="$rc (the sender waited past the timeout)"
+expect_ok "2 nodes, a rank busy $busy s at first contact (timeout 3 s): answered at once, eager, FETCH and rendezvous messages arrive, every byte right" \
     "rank 1 busy $busy s at first contact"
 
-job -np 2 --map-by node --mca btl_rwv_connection_thread 0 -- -b $busy; rc=$?
-if [ "$rc" -ne 0 ] && grep -q 'no answer before btl_rwv_connect_timeout' "$out"; then
-    echo "ok - the same job with btl_rwv_connection_thread 0 fails after the timeout, as before the thread: the check above can tell"
+# Without the connection thread nobody answers while the rank computes:
+# the sender's attempt outlives the timeout, and only the probe of the
+# busy rank's host (which answers) keeps it from failing, so the check
+# above can tell the thread answered
+job -np 2 --map-by node --mca btl_rwv_connection_thread 0 --mca btl_base_verbose 40 -- -b $busy; rc=$?
+if [ "$rc" = 0 ] && grep -q "^ok - rank 1 busy $busy s at first contact" "$out" &&
+   grep -q 'within btl_rwv_connect_timeout .*: probing its host' "$out"; then
+    echo "ok - the same job with btl_rwv_connection_thread 0 waits past the timeout for the busy rank (its host answers rwv's probe), every byte right: the check above can tell"
 else
-    echo "not ok - without the connection thread the job should fail: exit $rc"; tail -8 "$out" | sed 's/^/#   /'
+    echo "not ok - without the connection thread the sender should wait on, past the timeout: exit $rc"; tail -8 "$out" | sed 's/^/#   /'
 fi
 
 job -np 2 --map-by node -- -b $busy -t 4; rc=$?
@@ -66,6 +78,28 @@ job -np 3 --map-by node --mca coll basic,self,libnbc --mca btl_base_verbose 100 
 grep -q "rwvb2:.*connecting to \[\[[0-9]*,1\],2\]" "$out" || rc="$rc (rank 1 never connected to rank 2 here)"
 expect_ok "3 nodes, one-sided: MPI_Put and MPI_Fetch_and_op to a target busy $busy s at first contact, values right" \
     "one-sided to rank 2 busy $busy s"
+
+# A rank stopped at first contact, as a debugger attaching stops it: its
+# threads are all stopped, but its kernel still completes TCP handshakes
+# on its listener.  Past the timeout rwv probes the host (btl_rwv_probe.c),
+# finds it answering and waits on; SIGCONT comes $stopped s later, more
+# than twice the timeout.  (An unreachable host still fails after the
+# timeout: test_rwv_failures.sh.)
+stopped=8
+stopped_job () { # label pattern mpirun-args... -- program-args...
+    local label=$1 pattern=$2 stop
+    shift 2
+    stop=$(mktemp)
+    (wait_for_line "$stop" . && sleep $stopped && kill -CONT "$(cat "$stop")") &
+    job "$@" -s "$stop"; rc=$?
+    wait
+    rm -f "$stop"
+    expect_ok "$label" "$pattern"
+}
+stopped_job "2 nodes, a rank stopped (SIGSTOP) $stopped s at first contact (timeout 3 s): eager, FETCH and rendezvous messages arrive, every byte right" \
+    "rank 1 stopped (SIGSTOP) at first contact" -np 2 --map-by node --
+stopped_job "3 nodes, one-sided: MPI_Put and MPI_Fetch_and_op to a target stopped $stopped s at first contact, values right" \
+    "one-sided to rank 2 stopped (SIGSTOP)" -np 3 --map-by node --mca coll basic,self,libnbc -- -o
 
 # 4 nodes x 2 ranks: ranks 0-6 contact rank 7 at once.  The busy rank
 # reads its own rwv-conn threads' CPU time over the busy phase, which is

@@ -5,8 +5,11 @@
  * thread) and the data must arrive once the rank calls MPI again, every
  * byte right, however long it computed.
  *
- *   test_busy_peer [-b SECONDS] [-r RANK] [-t THREADS] [-o]
+ *   test_busy_peer [-b SECONDS] [-r RANK] [-t THREADS] [-o] [-s FILE]
  *     -b  how long the busy rank computes (default 8)
+ *     -s  the busy rank stops instead, as a debugger attaching stops it:
+ *         it writes its process id to FILE and raises SIGSTOP; something
+ *         outside sends SIGCONT
  *     -r  the busy rank (default: the last)
  *     -t  MPI_THREAD_MULTIPLE, and every other rank sends from THREADS
  *         threads at once (default: MPI_THREAD_SINGLE, one thread)
@@ -23,6 +26,8 @@
  */
 #include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +123,40 @@ static void compute_watching_conn_threads (double seconds)
     fflush (stdout);
 }
 
+static const char *stop_file;
+
+/* Away from MPI: computing, or stopped until SIGCONT (-s). */
+static void busy_away (double seconds, bool watch)
+{
+    FILE *f;
+
+    if (NULL == stop_file) {
+        if (watch) {
+            compute_watching_conn_threads (seconds);
+        } else {
+            compute (seconds);
+        }
+        return;
+    }
+    if (NULL == (f = fopen (stop_file, "w"))) {
+        perror (stop_file);
+        MPI_Abort (MPI_COMM_WORLD, 2);
+    }
+    fprintf (f, "%d\n", (int) getpid ());
+    fclose (f);
+    raise (SIGSTOP);
+}
+
+/* how the busy rank was away, for the report */
+static const char *away (double seconds, char *text, size_t len)
+{
+    if (NULL != stop_file) {
+        return "stopped (SIGSTOP)";
+    }
+    snprintf (text, len, "busy %.0f s", seconds);
+    return text;
+}
+
 typedef struct {
     int busy, thread;
 } sender_t;
@@ -168,11 +207,11 @@ static int receive_all (int size, int threads)
 
 static int run_p2p (int rank, int size, int busy, double seconds, int threads)
 {
-    char what[160];
+    char what[160], text[32];
     int errors = 0;
 
     if (rank == busy) {
-        compute_watching_conn_threads (seconds);
+        busy_away (seconds, true);
         errors = receive_all (size, threads);
     } else {
         pthread_t tid[16];
@@ -190,8 +229,8 @@ static int run_p2p (int rank, int size, int busy, double seconds, int threads)
             pthread_join (tid[t], NULL);
         }
     }
-    snprintf (what, sizeof (what), "rank %d busy %.0f s at first contact: 8 B, 60000 B and 1 MiB from each of %d "
-              "ranks x %d threads, every byte right", busy, seconds, size - 1, threads);
+    snprintf (what, sizeof (what), "rank %d %s at first contact: 8 B, 60000 B and 1 MiB from each of %d "
+              "ranks x %d threads, every byte right", busy, away (seconds, text, sizeof (text)), size - 1, threads);
     return test_report (what, errors);
 }
 
@@ -201,7 +240,7 @@ static int run_osc (int rank, int size, int busy, double seconds)
     const int n = 1024;
     int64_t *base, one = 1, old = -1;
     int errors = 0, origins = size - 2;
-    char what[160];
+    char what[160], text[32];
     MPI_Win win;
 
     CHECK(MPI_Win_allocate (n * sizeof (int64_t) * size + sizeof (int64_t), sizeof (int64_t), MPI_INFO_NULL,
@@ -210,7 +249,7 @@ static int run_osc (int rank, int size, int busy, double seconds)
     CHECK(MPI_Win_lock_all (0, win));
     CHECK(MPI_Barrier (MPI_COMM_WORLD));
     if (rank == busy) {
-        compute (seconds);
+        busy_away (seconds, false);
     } else if (0 != rank) {
         int64_t *src = malloc (n * sizeof (int64_t));
 
@@ -234,8 +273,8 @@ static int run_osc (int rank, int size, int busy, double seconds)
         errors += base[n * size] != origins;
     }
     CHECK(MPI_Win_free (&win));
-    snprintf (what, sizeof (what), "one-sided to rank %d busy %.0f s: MPI_Put of 8 KiB and MPI_Fetch_and_op from "
-              "%d ranks at first contact, every value right", busy, seconds, origins);
+    snprintf (what, sizeof (what), "one-sided to rank %d %s: MPI_Put of 8 KiB and MPI_Fetch_and_op from "
+              "%d ranks at first contact, every value right", busy, away (seconds, text, sizeof (text)), origins);
     return test_report (what, errors);
 }
 
@@ -245,12 +284,13 @@ int main (int argc, char **argv)
     double seconds = 8;
     int one_sided = 0;
 
-    while (-1 != (opt = getopt (argc, argv, "b:r:t:o"))) {
+    while (-1 != (opt = getopt (argc, argv, "b:r:t:os:"))) {
         switch (opt) {
         case 'b': seconds = atof (optarg); break;
         case 'r': busy = atoi (optarg); break;
         case 't': threads = atoi (optarg); break;
         case 'o': one_sided = 1; break;
+        case 's': stop_file = optarg; break;
         default: return 2;
         }
     }

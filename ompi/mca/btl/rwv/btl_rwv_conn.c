@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@
 #include "btl_rwv_handshake.h"
 #include "btl_rwv_hotset.h"
 #include "btl_rwv_fetch.h"
+#include "btl_rwv_probe.h"
 #include "btl_rwv_rdma.h"
 #include "btl_rwv_send.h"
 
@@ -105,6 +107,7 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
     conn->endpoint = endpoint;
     conn->rail = rail;
     conn->poll_index = -1;
+    conn->probe_fd = -1;
     if (!mca_btl_rwv_conn_ring_alloc (conn)) {
         goto out_free;
     }
@@ -273,6 +276,58 @@ void mca_btl_rwv_conn_set_state (mca_btl_rwv_conn_t *conn, mca_btl_rwv_conn_stat
     if (MCA_BTL_RWV_CONN_CONNECTED == state) {
         conn->endpoint->vanished_on = NULL;
     }
+    if (conn->probe_fd >= 0 && !mca_btl_rwv_state_waits (state)) {
+        close (conn->probe_fd);
+        conn->probe_fd = -1;
+    }
+}
+
+#define MCA_BTL_RWV_NO_ANSWER "no answer before btl_rwv_connect_timeout"
+#define MCA_BTL_RWV_PROBE_ANSWER 3 /* seconds a probe's TCP handshake may take */
+
+/* A silent peer past its deadline: probed where its rail listens on TCP.
+ * Its kernel still completing TCP handshakes means the host and the
+ * process's listener are there: a process stopped by a debugger or
+ * SIGSTOP, which btl/tcp waits for too.  Returns why the connection
+ * fails, or NULL while it waits on, until the next deadline. */
+static const char *mca_btl_rwv_conn_silence (mca_btl_rwv_conn_t *conn, double now)
+{
+    int timeout = mca_btl_rwv_component.connect_timeout;
+    mca_btl_rwv_probe_state_t state;
+
+    if (!conn->rail->probe_tcp || 0 == conn->peer_port) {
+        return MCA_BTL_RWV_NO_ANSWER;
+    }
+    if (conn->probe_fd < 0) {
+        opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
+                             "btl/rwv: no answer from %s on host %s within btl_rwv_connect_timeout (%d s) on rail %s: "
+                             "probing its host", OPAL_NAME_PRINT(conn->endpoint->proc->proc_name),
+                             mca_btl_rwv_peer_host (conn->endpoint), timeout, conn->rail->name);
+        conn->probe_fd = mca_btl_rwv_probe_start (&conn->rail->addr.ip[conn->family], &conn->peer_ip,
+                                                  conn->peer_port, timeout);
+        /* a kernel that is there answers within a round trip (or a lost SYN's 1 s resend) */
+        conn->deadline = now + (timeout < MCA_BTL_RWV_PROBE_ANSWER ? timeout : MCA_BTL_RWV_PROBE_ANSWER);
+        return conn->probe_fd < 0 ? MCA_BTL_RWV_NO_ANSWER : NULL;
+    }
+    state = mca_btl_rwv_probe_check (conn->probe_fd);
+    if (MCA_BTL_RWV_PROBE_ANSWERED == state || MCA_BTL_RWV_PROBE_ALIVE == state) {
+        opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s's host %s answers on rail %s but its process does not: stopped "
+                             "(a debugger?) or not yet listening; waiting on",
+                             OPAL_NAME_PRINT(conn->endpoint->proc->proc_name), mca_btl_rwv_peer_host (conn->endpoint),
+                             conn->rail->name);
+        if (MCA_BTL_RWV_PROBE_ALIVE == state) {
+            /* its process answered the probe itself: the next deadline asks afresh */
+            close (conn->probe_fd);
+            conn->probe_fd = -1;
+        }
+        conn->deadline = now + timeout;
+        return NULL;
+    }
+    if (MCA_BTL_RWV_PROBE_REFUSED == state) {
+        return "the peer's host refused a connection to the peer's listener: its process has ended";
+    }
+    return MCA_BTL_RWV_NO_ANSWER;
 }
 
 void mca_btl_rwv_conn_check_timeouts (double now)
@@ -289,7 +344,11 @@ void mca_btl_rwv_conn_check_timeouts (double now)
         }
         --waiting;
         if (now > conn->deadline) {
-            mca_btl_rwv_conn_failed (conn, "no answer before btl_rwv_connect_timeout");
+            const char *why = mca_btl_rwv_conn_silence (conn, now);
+
+            if (NULL != why) {
+                mca_btl_rwv_conn_failed (conn, why);
+            }
         }
     }
 }

@@ -161,6 +161,7 @@ typedef struct mca_btl_rwv_conn_t {
     void *backend;             /* the backend's per-connection state */
     uint8_t request_mac[MCA_BTL_RWV_MAC_BYTES]; /* active side: our request's, which the reply must name */
     double deadline;           /* connect timeout, CLOCK_MONOTONIC seconds */
+    int probe_fd;              /* past the deadline: a probe of the peer's host (btl_rwv_probe.h); -1: none */
     int cm_deferred;           /* its events the connection thread left to progress (btl_rwv_cm_thread.c) */
     uint32_t attempt;          /* the request's that made this connection: replays name it */
     uint32_t id;               /* index in the module's connection table */
@@ -199,7 +200,9 @@ void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn);
  * write): fails CONN, and names the peer's death once no rail is left. */
 void mca_btl_rwv_conn_vanished (mca_btl_rwv_conn_t *conn);
 /* Fails the connections still waiting for an answer at NOW (seconds,
- * CLOCK_MONOTONIC) past their btl_rwv_connect_timeout. */
+ * CLOCK_MONOTONIC) past their btl_rwv_connect_timeout, unless a probe
+ * finds the peer's host still answering at the transport level (its
+ * process stopped, in a debugger say): those wait on. */
 void mca_btl_rwv_conn_check_timeouts (double now);
 
 /* Is a large ring on RAIL written with immediate data (btl_rwv_eager_mode)?

@@ -124,15 +124,18 @@ static const rwv_param_t rwv_params[] = {
       "in-order placement) or auto (poll where the provider places data in order, else cq)"),
     RWV_INT(connect_timeout, 30, 1, INT_MAX, 1, "use a positive number of seconds",
       "Seconds a connection may wait for its peer to answer at the transport level before the "
-      "peer is reported unreachable (its host down or cut off, its process gone or stopped). "
-      "With btl_rwv_connection_thread a live peer answers at once even while it computes"),
+      "peer is reported unreachable (its host down or cut off, its process gone). With "
+      "btl_rwv_connection_thread a live peer answers at once even while it computes. On TCP rails "
+      "(libfabric's tcp provider) a silent peer is then probed: while its host still completes TCP "
+      "handshakes on its listener (a process stopped by a debugger or SIGSTOP) rwv waits on, "
+      "however long; verbs rails cannot tell, and fail it"),
     RWV_BOOL(connection_thread, true, OPAL_INFO_LVL_5,
       "Answer connection requests in a thread of rwv's own, which sleeps until one comes: a peer "
       "busy computing, without calling MPI, still answers within milliseconds, so "
       "btl_rwv_connect_timeout judges only whether a host and process answer. Data still waits "
       "for the application's MPI calls. 0: connection events are read only when the application "
       "calls MPI (a peer that computes longer than btl_rwv_connect_timeout at first contact then "
-      "fails the job)"),
+      "is waited for on TCP rails, its host answering rwv's probe, and fails the job on verbs rails)"),
     RWV_INT(rail_down_timeout, 120, 0, INT_MAX, 1, "use 0 or a positive number of seconds",
       "Seconds a rail's link may stay down before rwv gives it up. Peers with another rail move "
       "to it at once; a peer whose only rail it is keeps its connection meanwhile (TCP, or the "

@@ -162,6 +162,8 @@ struct mca_btl_rwv_rail_t {
     bool ordered_placement;         /* a write's bytes land in order: poll mode is safe */
     bool reads_after_writes;        /* a read sees every earlier write on its connection (FI_ORDER_RAW, iWARP) */
     bool tcp_paced;                 /* the rail is the kernel's TCP under bbr, which paces (btl_rwv_batch_copy_max) */
+    bool probe_tcp;                 /* peers listen on TCP sockets of their kernel: a silent one can be probed
+                                     * (btl_rwv_probe.h) */
     int num_conns;                  /* connections on this rail: no CQ to poll without them */
     int num_polled;                 /* of those, on the polled list (btl_rwv_progress.c) */
     char ifname[32];                /* the network interface, for link checks and NUMA */

@@ -293,6 +293,9 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int 
     }
     rail->super.numa_node = ofi_numa_node (rail->super.ifname);
     rail->super.tcp_paced = ofi_tcp_paced (info);
+    /* tcp (net in libfabric 1.17) listens on a kernel TCP socket */
+    rail->super.probe_tcp = 0 == strcmp (info->fabric_attr->prov_name, "tcp") ||
+        0 == strcmp (info->fabric_attr->prov_name, "net");
     snprintf (rail->super.name, sizeof (rail->super.name), "ofi/%s %s %s", info->fabric_attr->prov_name,
               info->domain_attr->name, mca_btl_rwv_ip_ntop (ip, text, sizeof (text)));
     return &rail->super;
