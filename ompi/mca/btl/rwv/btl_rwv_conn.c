@@ -288,14 +288,17 @@ void mca_btl_rwv_conn_set_state (mca_btl_rwv_conn_t *conn, mca_btl_rwv_conn_stat
 /* A silent peer past its deadline: probed where its rail listens on TCP.
  * Its kernel still completing TCP handshakes means the host and the
  * process's listener are there: a process stopped by a debugger or
- * SIGSTOP, which btl/tcp waits for too.  Returns why the connection
- * fails, or NULL while it waits on, until the next deadline. */
+ * SIGSTOP, which btl/tcp waits for too.  Only our own unanswered
+ * request waits so: a peer that refused us, or whose request we
+ * accepted, has answered, and its silence since is judged as before.
+ * Returns why the connection fails, or NULL while it waits on, until the
+ * next deadline. */
 static const char *mca_btl_rwv_conn_silence (mca_btl_rwv_conn_t *conn, double now)
 {
     int timeout = mca_btl_rwv_component.connect_timeout;
     mca_btl_rwv_probe_state_t state;
 
-    if (!conn->rail->probe_tcp || 0 == conn->peer_port) {
+    if (MCA_BTL_RWV_CONN_CONNECTING != conn->state || !conn->rail->probe_tcp || 0 == conn->peer_port) {
         return MCA_BTL_RWV_NO_ANSWER;
     }
     if (conn->probe_fd < 0) {
