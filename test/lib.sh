@@ -219,6 +219,24 @@ job_watch () { # pid limit mark
     done
 }
 
+# A job of a test program that prints its own ok/not ok lines: those
+# lines again with LABEL after the dash, what run_job said of a hang, and
+# a "not ok" of its own when the job did not end well or passed nothing.
+# OUT keeps the job's output.
+#   labelled_job SECONDS OUT LABEL command...
+labelled_job () {
+    local limit=$1 out=$2 label=$3 rc
+    shift 3
+    run_job "$limit" "$@" > "$out" 2>&1
+    rc=$?
+    sed -n "s#^\(ok\|not ok\) - #\1 - $label: #p" "$out"
+    job_diagnosis < "$out"
+    if ! job_ended "$rc" || ! grep -q '^ok - ' "$out"; then
+        echo "not ok - $label: exit $rc"
+        grep -v '^ok - ' "$out" | grep -v '^#' | tail -8
+    fi
+}
+
 # What run_job said about a job that hung or left its launcher behind, from
 # the job's output on stdin: for the log of a test that judged the job.
 job_diagnosis () {

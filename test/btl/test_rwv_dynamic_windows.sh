@@ -40,16 +40,9 @@ fi
 
 # The programs print their own ok/not ok lines; prefix them with the setting.
 dynamic_run () { # label launcher args...
-    local label=$1 rc
+    local label=$1
     shift
-    run_job 300 "$@" > "$out" 2>&1
-    rc=$?
-    sed -n "s#^\(ok\|not ok\) - #\1 - $label, $via: #p" "$out"
-    job_diagnosis < "$out"
-    if ! job_ended "$rc" || ! grep -q '^ok - ' "$out"; then
-        echo "not ok - $label: exit $rc"
-        grep -v '^ok - ' "$out" | grep -v '^#' | tail -8
-    fi
+    labelled_job 300 "$out" "$label, $via" "$@"
 }
 
 # Open MPI's own deadlock, shown: a linked list of one element a rank,

@@ -53,16 +53,7 @@ trap 'rm -f "$out" "$err" "$wrap" "$conf"; cluster_down' EXIT
 # Its limit finds a hang (with the ranks' stacks): these jobs take 1-2.5
 # minutes on 2 cores, and a loaded machine has been seen to take twice that.
 verify_run () { # label launcher args...
-    local label=$1 rc
-    shift
-    run_job 600 "$@" > "$out" 2>&1
-    rc=$?
-    sed -n "s/^\(ok\|not ok\) - /\1 - $label: /p" "$out"
-    job_diagnosis < "$out"
-    if ! job_ended "$rc" || ! grep -q '^ok - ' "$out"; then
-        echo "not ok - $label: exit $rc"
-        grep -v '^ok - ' "$out" | grep -v '^#' | tail -8
-    fi
+    labelled_job 600 "$out" "$@"
 }
 
 verify_run "1 node, 2 ranks, --mca btl self,rwv" mpirun -np 2 --mca btl self,rwv "$bin"
