@@ -13,6 +13,7 @@ packages=(
     qemu-system-x86 busybox-static kmod cpio ibverbs-providers
     mmdebstrap debhelper lintian build-essential
     valgrind linux-perf
+    slurmctld slurmd slurm-client munge
 )
 missing=()
 for p in "${packages[@]}"; do
