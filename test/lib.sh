@@ -233,7 +233,7 @@ labelled_job () {
     job_diagnosis < "$out"
     if ! job_ended "$rc" || ! grep -q '^ok - ' "$out"; then
         echo "not ok - $label: exit $rc"
-        grep -v '^ok - ' "$out" | grep -v '^#' | tail -8
+        grep -a -v '^ok - ' "$out" | grep -a -v '^#' | tail -8
     fi
 }
 

@@ -13,7 +13,12 @@
  * rank's elements exactly once, in the order it appended them.  Elements
  * are detached before the window is freed.
  *
- *   test_onesided_linked_list [-n ELEMENTS_PER_RANK]
+ *   test_onesided_linked_list [-n ELEMENTS_PER_RANK] [-a]
+ *     -a  attach every element before the first append: osc/rdma (5.0
+ *         to 6.0 and Open MPI's main branch) keeps the region count it
+ *         read before locking the target's region table, so a target
+ *         attaching meanwhile can make a lookup fail with
+ *         MPI_ERR_RMA_RANGE, whatever the BTL (docs/btl-rwv.md)
  */
 #include <mpi.h>
 #include <stddef.h>
@@ -35,7 +40,7 @@ typedef struct {
     int64_t next;
 } elem_t;
 
-static int rank, nprocs, elements = 200;
+static int rank, nprocs, elements = 200, attach_first;
 
 /* The tail pointer at TAIL_ADDR (at rank 0) takes MINE; returns the old
  * tail. */
@@ -60,17 +65,23 @@ static int64_t swap_tail (MPI_Win win, MPI_Aint tail_addr, int64_t mine, int use
 
 /* Element SEQ goes to list SEQ % 2, whose tail is at TAILS + 8 * list at
  * rank 0. */
-static void append (MPI_Win win, MPI_Aint tails, elem_t **mine, int seq)
+static elem_t *element (MPI_Win win, int seq)
 {
     elem_t *e = malloc (sizeof (*e));
-    int list = seq & 1;
-    MPI_Aint addr;
-    int64_t ptr, old;
 
     e->value = (int64_t) rank * elements + seq;
     e->next = NIL;
     CHECK(MPI_Win_attach (win, e, sizeof (*e)));
-    mine[seq] = e;
+    return e;
+}
+
+static void append (MPI_Win win, MPI_Aint tails, elem_t **mine, int seq)
+{
+    elem_t *e = attach_first ? mine[seq] : (mine[seq] = element (win, seq));
+    int list = seq & 1;
+    MPI_Aint addr;
+    int64_t ptr, old;
+
     CHECK(MPI_Get_address (e, &addr));
     ptr = PTR(rank, addr);
     old = swap_tail (win, MPI_Aint_add (tails, list * (MPI_Aint) sizeof (int64_t)), ptr, list);
@@ -126,9 +137,11 @@ int main (int argc, char **argv)
     MPI_Init (&argc, &argv);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &nprocs);
-    while (-1 != (opt = getopt (argc, argv, "n:"))) {
+    while (-1 != (opt = getopt (argc, argv, "n:a"))) {
         if ('n' == opt) {
             elements = atoi (optarg);
+        } else if ('a' == opt) {
+            attach_first = 1;
         } else {
             MPI_Abort (MPI_COMM_WORLD, 2);
         }
@@ -151,6 +164,10 @@ int main (int argc, char **argv)
     }
     CHECK(MPI_Bcast (head_ptr, 2, MPI_INT64_T, 0, MPI_COMM_WORLD));
     CHECK(MPI_Bcast (&tails_addr, 1, MPI_AINT, 0, MPI_COMM_WORLD));
+    for (int i = 0 ; attach_first && i < elements ; ++i) {
+        mine[i] = element (win, i);
+    }
+    MPI_Barrier (MPI_COMM_WORLD);
 
     CHECK(MPI_Win_lock_all (0, win));
     for (int i = 0 ; i < elements ; ++i) {
@@ -163,8 +180,9 @@ int main (int argc, char **argv)
     errors = walk (win, head_ptr[0], 0) + walk (win, head_ptr[1], 1);
     CHECK(MPI_Win_unlock_all (win));
     char what[200];
-    snprintf (what, sizeof (what), "dynamic window: linked lists of %d x %d elements, each attached while others append "
-              "(fetch-and-op on one tail, compare-and-swap on the other), walked whole by every rank", nprocs, elements);
+    snprintf (what, sizeof (what), "dynamic window: linked lists of %d x %d elements, each attached %s "
+              "(fetch-and-op on one tail, compare-and-swap on the other), walked whole by every rank", nprocs, elements,
+              attach_first ? "before the appends" : "while others append");
     test_report (what, errors);
 
     MPI_Barrier (MPI_COMM_WORLD);
