@@ -59,17 +59,20 @@ slurm_job "srun, 2 nodes" "ping-pong .* 1 rank pairs: 0 corrupted" \
     else
         echo "not ok - srun, 2 nodes: only $moved bytes crossed the rail"
     fi
-slurm_job "srun, 2 nodes x 2 ranks, pairs across the nodes" "ping-pong .* 2 rank pairs: 0 corrupted" \
-    srun --mpi=pmix -N2 -n4 --ntasks-per-node=2 -m block --overcommit \
-    env OMPI_MCA_mpi_yield_when_idle=1 "$bin/test_pingpong_verify" -m 4194304 &&
+# 2 nodes x 2 ranks; test_pingpong_verify pairs rank i with rank i + 2:
+# block distribution puts each pair across the nodes, cyclic on one node
+pairs_job () { # distribution
+    slurm_job "srun, 2 nodes x 2 ranks, -m $1" "ping-pong .* 2 rank pairs: 0 corrupted" \
+        srun --mpi=pmix -N2 -n4 --ntasks-per-node=2 -m "$1" --overcommit \
+        env OMPI_MCA_mpi_yield_when_idle=1 "$bin/test_pingpong_verify" -m 4194304
+}
+pairs_job block &&
     if [ "$moved" -gt $((8 * mib)) ]; then
         echo "ok - srun, 2 nodes x 2 ranks, each pair across the nodes: every byte right, $((moved / mib)) MiB over the rail"
     else
         echo "not ok - srun, pairs across the nodes: only $moved bytes crossed the rail"
     fi
-slurm_job "srun, 2 nodes x 2 ranks, pairs on one node" "ping-pong .* 2 rank pairs: 0 corrupted" \
-    srun --mpi=pmix -N2 -n4 --ntasks-per-node=2 -m cyclic --overcommit \
-    env OMPI_MCA_mpi_yield_when_idle=1 "$bin/test_pingpong_verify" -m 4194304 &&
+pairs_job cyclic &&
     if [ "$moved" -lt $((2 * mib)) ]; then
         echo "ok - srun, 2 nodes x 2 ranks, each pair on one node: every byte right, $((moved / 1024)) KiB over the rail (the runtime's): the pairs took the shared rings"
     else
