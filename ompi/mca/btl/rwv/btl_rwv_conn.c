@@ -152,20 +152,52 @@ void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn)
     mca_btl_rwv_fetch_done (conn);
 }
 
-/* Why the last rail to a peer failed.  When the peer had closed another
- * rail's connection without its goodbye, whatever fails on this one next
- * (a write that meets the reset, say) comes from the same death: say so,
- * rather than blame this rail. */
+static const char mca_btl_rwv_no_goodbye[] = "the peer closed the connection without saying goodbye";
+#define MCA_BTL_RWV_FATE_WAIT 1000 /* ms a fatal close waits to learn the peer's fate */
+
+/* What a close without goodbye says of the peer's process, asked of its
+ * listener where the rail has a TCP one: a close alone cannot tell a
+ * death from a live peer that gave the connection up on its side.  A
+ * host that went away makes the probe wait its whole time: after a few
+ * such, when many peers went at once, the rest are not asked. */
+static const char *mca_btl_rwv_conn_fate (mca_btl_rwv_conn_t *conn)
+{
+    static int silent_left = 3;
+
+    if (!conn->rail->probe_tcp || 0 == conn->peer_port || 0 == silent_left) {
+        return "whether its process ended or gave the connection up is not known here";
+    }
+    switch (mca_btl_rwv_probe_ask (&conn->rail->addr.ip[conn->family], &conn->peer_ip, conn->peer_port,
+                                   MCA_BTL_RWV_FATE_WAIT)) {
+    case MCA_BTL_RWV_PROBE_REFUSED:
+        return "its host now refuses connections to its listener, so its process has ended";
+    case MCA_BTL_RWV_PROBE_SILENT:
+        --silent_left;
+        return "its host no longer answers on this rail";
+    default:
+        return "its listener still answers, so its process runs and gave the connection up on its side "
+               "(its own error output says why)";
+    }
+}
+
+/* Why the last rail to a peer failed.  When the peer had closed a
+ * connection without its goodbye, whatever fails next (a write that
+ * meets the reset, say) comes from the same event: say so, with what is
+ * known of the peer's process, rather than blame this rail. */
 static const char *mca_btl_rwv_conn_last_why (mca_btl_rwv_conn_t *conn, const char *why,
                                               char *text, size_t size)
 {
     const char *on = conn->endpoint->vanished_on;
 
-    if (NULL == on || conn->rail->name == on) {
+    if (NULL == on) {
         return why;
     }
-    snprintf (text, size, "%s, after the peer closed the connection without saying goodbye "
-              "on rail %s: its process has probably died", why, on);
+    if (conn->rail->name == on && mca_btl_rwv_no_goodbye == why) {
+        snprintf (text, size, "%s: %s", why, mca_btl_rwv_conn_fate (conn));
+    } else {
+        snprintf (text, size, "%s, after %s on rail %s: %s", why, mca_btl_rwv_no_goodbye, on,
+                  mca_btl_rwv_conn_fate (conn));
+    }
     return text;
 }
 
@@ -189,7 +221,7 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
     }
 
     if (!endpoint->failed) {
-        char peer[MCA_BTL_RWV_IP_STRLEN], last_why[320];
+        char peer[MCA_BTL_RWV_IP_STRLEN], last_why[400];
 
         endpoint->failed = true;
         why = mca_btl_rwv_conn_last_why (conn, why, last_why, sizeof (last_why));
@@ -231,9 +263,7 @@ void mca_btl_rwv_conn_vanished (mca_btl_rwv_conn_t *conn)
 {
     conn->endpoint->vanished_on = conn->rail->name;
     mca_btl_rwv_conn_failed (conn, mca_btl_rwv_endpoint_has_live_rail (conn->endpoint, conn) ?
-                             "the peer closed the connection on this rail" :
-                             "the peer closed the connection without saying goodbye: "
-                             "its process has probably died");
+                             "the peer closed the connection on this rail" : mca_btl_rwv_no_goodbye);
 }
 
 /* The peer closed the connection.  After its goodbye (it is finalizing)

@@ -86,3 +86,25 @@ mca_btl_rwv_probe_state_t mca_btl_rwv_probe_check (int fd)
     (void) getsockopt (fd, SOL_SOCKET, SO_ERROR, &error, &len);
     return rwv_probe_error (error);
 }
+
+mca_btl_rwv_probe_state_t mca_btl_rwv_probe_ask (const mca_btl_rwv_ip_t *local, const mca_btl_rwv_ip_t *peer,
+                                                 uint16_t port, int ms)
+{
+    mca_btl_rwv_probe_state_t state = MCA_BTL_RWV_PROBE_SILENT;
+    int fd = mca_btl_rwv_probe_start (local, peer, port, 1);
+
+    /* an answer wakes the poll; each wait is short so a slow one is bounded */
+    for (int waited = 0 ; fd >= 0 && waited < ms ; waited += 10) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN | POLLOUT};
+
+        (void) poll (&pfd, 1, 10);
+        state = mca_btl_rwv_probe_check (fd);
+        if (MCA_BTL_RWV_PROBE_WAITING != state) {
+            break;
+        }
+    }
+    if (fd >= 0) {
+        close (fd);
+    }
+    return MCA_BTL_RWV_PROBE_WAITING == state ? MCA_BTL_RWV_PROBE_SILENT : state;
+}

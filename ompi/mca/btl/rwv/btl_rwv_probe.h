@@ -32,5 +32,9 @@ int mca_btl_rwv_probe_start (const mca_btl_rwv_ip_t *local, const mca_btl_rwv_ip
                              int keepalive);
 /* What the probe on FD has learnt so far; never blocks. */
 mca_btl_rwv_probe_state_t mca_btl_rwv_probe_check (int fd);
+/* One probe, waited for up to MS milliseconds and closed: what it
+ * learnt, SILENT if nothing in time or none could be started. */
+mca_btl_rwv_probe_state_t mca_btl_rwv_probe_ask (const mca_btl_rwv_ip_t *local, const mca_btl_rwv_ip_t *peer,
+                                                 uint16_t port, int ms);
 
 #endif /* MCA_BTL_RWV_PROBE_H */
