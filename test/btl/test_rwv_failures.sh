@@ -6,7 +6,10 @@
 #  - a peer killed in the middle of a transfer: with mpirun told to let the
 #    survivors run on (--enable-recovery), rwv itself must notice that the
 #    peer closed the connection without the goodbye it writes at finalize,
-#    or that a write to it failed;
+#    or that a write to it failed, and that its process ended (its host
+#    refuses connections to its listener);
+#  - a live peer that closes its connection without a goodbye: the job
+#    ends, and the message says the peer still runs;
 #  - the only rail's link down for 2 s in the middle of a stream: the job
 #    rides it out (btl_rwv_rail_down_timeout) with every byte right, as it
 #    does over btl/tcp;
@@ -44,11 +47,30 @@ rc=$?
 # Usually rwv reads the close; a write still in flight when the peer died
 # fails first instead (the tcp provider cancels it as it shuts the
 # connection), and that too must end the job with the report.
-if [ "$rc" -ne 124 ] && grep -Eq 'reason: +(.*closed the connection without saying goodbye|a write on this rail failed)' "$err" &&
-   grep -q 'could not keep a connection to host rwvn2' "$err"; then
-    echo "ok - a peer killed in the middle of a 16 MiB ping-pong: rwv reports its host and ends the job, no hang"
+# A close without goodbye is judged by the peer's listener: a killed
+# process has none left, so its host refuses.
+if [ "$rc" -ne 124 ] && grep -q 'could not keep a connection to host rwvn2' "$err" &&
+   { grep -Eq 'reason: +.*without saying goodbye.*so its process has ended' "$err" ||
+     grep -Eq 'reason: +a write on this rail failed' "$err"; }; then
+    echo "ok - a peer killed in the middle of a 16 MiB ping-pong: rwv reports its host, that its process ended, and ends the job, no hang"
 else
     echo "not ok - peer death: exit $rc"; tail -15 "$err"
+fi
+
+# A live peer that gives the connection up on its side (RWV_TEST_FAULT
+# drop_conn: rank 0, the passive side by the crossing rule, closes the
+# connection it accepted, unsaid, and waits on): its listener still
+# answers, so rwv must not call it dead.  One rail, so it was the last.
+RWV_EXPECT="could not keep a connection to host rwvn1" run_keeping_help "$err" run_job 120 bash -c '. "$0"; cluster_mpirun \
+    --mca btl self,rwv --mca btl_rwv_if_include r2 -np 1 --host rwvn1 -x RWV_TEST_FAULT=drop_conn "$1" -m 1024 : -np 1 --host rwvn2 "$1" -m 1024 1>&2' \
+    "$(dirname "$0")/../cluster/cluster.sh" "$bin"
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q 'could not keep a connection to host rwvn1' "$err" &&
+   grep -Eq 'reason: +.*without saying goodbye: its listener still answers, so its process runs' "$err" &&
+   ! grep -q 'process has ended' "$err"; then
+    echo "ok - a live peer that closed the connection unsaid is reported running, not dead, and the job ends"
+else
+    echo "not ok - live peer closing: exit $rc"; tail -15 "$err"
 fi
 
 # rail 2 of node 2 flaps for 2 s after 20 messages of a two-way stream,

@@ -24,6 +24,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_handshake.h"
+#include "btl_rwv_test_fault.h"
 #include "btl_rwv_failover.h"
 #include "btl_rwv_send.h"
 
@@ -364,6 +365,12 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
             mca_btl_rwv_conn_speak (conn);
         }
     } else if (MCA_BTL_RWV_CONN_ACCEPTING == conn->state) {
+        if (MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_DROP_CONN, true)) {
+            /* a live member that gives a connection up on its side */
+            conn->rail->ops->disconnect (conn);
+            mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
+            return;
+        }
         /* wait for the active side's first message before sending */
         mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_CONNECTED);
         if (conn->replay.rejoining) {

@@ -15,7 +15,7 @@ void mca_btl_rwv_test_fault_open (void)
         [MCA_BTL_RWV_TEST_FAULT_RING_LEN] = "ring_len",   [MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR] = "atomic_addr",
         [MCA_BTL_RWV_TEST_FAULT_REPLAY] = "replay",       [MCA_BTL_RWV_TEST_FAULT_RING_SIZE] = "ring_size",
         [MCA_BTL_RWV_TEST_FAULT_FETCH_LEN] = "fetch_len", [MCA_BTL_RWV_TEST_FAULT_FETCH_ADDR] = "fetch_addr",
-        [MCA_BTL_RWV_TEST_FAULT_HEAD_LEN] = "head_len",
+        [MCA_BTL_RWV_TEST_FAULT_HEAD_LEN] = "head_len",   [MCA_BTL_RWV_TEST_FAULT_DROP_CONN] = "drop_conn",
     };
     const char *name = getenv ("RWV_TEST_FAULT");
 

@@ -22,6 +22,7 @@ typedef enum {
     MCA_BTL_RWV_TEST_FAULT_FETCH_LEN,   /* "fetch_len": a FETCH claims 4 GiB */
     MCA_BTL_RWV_TEST_FAULT_FETCH_ADDR,  /* "fetch_addr": a FETCH names memory 1 GiB past its buffer */
     MCA_BTL_RWV_TEST_FAULT_HEAD_LEN,    /* "head_len": a message with the PML's header last names none */
+    MCA_BTL_RWV_TEST_FAULT_DROP_CONN,   /* "drop_conn": a connection accepted is closed at once, unsaid, and forgotten */
 } mca_btl_rwv_test_fault_t;
 
 #if RWV_TEST_FAULTS
