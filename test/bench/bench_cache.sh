@@ -23,8 +23,9 @@ echo "|---|---:|---:|---:|---:|---:|"
 for cache in regcache grdma; do
     bad_runs=0 stale=0 dead=0 short=0 hung=0
     for ((i = 0; i < stress_runs; i++)); do
-        # a run takes about a second; grdma has been seen spinning for good
-        out=$(timeout --kill-after=5 60 mpirun -np 1 "$bin/regcache/test_regcache" "$cache" threads 2>/dev/null)
+        # a run takes about a second; grdma has been seen spinning for good,
+        # and 10 times the usual time tells that apart
+        out=$(timeout --kill-after=5 10 mpirun -np 1 "$bin/regcache/test_regcache" "$cache" threads 2>/dev/null)
         [ $? -ge 124 ] && hung=$((hung + 1))
         line=$(echo "$out" | grep 'handed out')
         if [ -n "$line" ]; then
@@ -36,6 +37,6 @@ for cache in regcache grdma; do
 done
 echo
 echo "A stale registration points at memory that was unmapped and mapped again after it"
-echo "was made: RDMA through it reads or writes the wrong pages. A run that hung was killed after 60 s"
+echo "was made: RDMA through it reads or writes the wrong pages. A run that hung was killed after 10 s"
 echo "(grdma has been seen spinning at 100% CPU in this stress)."
 echo

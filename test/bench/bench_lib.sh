@@ -32,6 +32,16 @@ bench_median_columns () {
               print ""}'
 }
 
+# rows of numbers on stdin (first column a key) -> the key, then the
+# lowest and highest value of each further column
+bench_range_columns () {
+    awk '{k = $1; for (c = 2; c <= NF; c++) {
+              if (NR == 1 || $c + 0 < lo[c]) lo[c] = $c + 0
+              if (NR == 1 || $c + 0 > hi[c]) hi[c] = $c + 0}
+          if (NF > nf) nf = NF}
+         END {if (!NR) exit; printf "%s", k; for (c = 2; c <= nf; c++) printf " %s %s", lo[c], hi[c]; print ""}'
+}
+
 bench_ratio () { awk -v a="$1" -v b="$2" 'BEGIN {if (a + 0 > 0 && b + 0 > 0) printf "%.2fx", a / b; else print "-"}'; }
 
 bench_size () {
