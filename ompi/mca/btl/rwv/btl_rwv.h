@@ -25,6 +25,7 @@
 #include "opal_config.h"
 
 #include <pthread.h>
+#include <time.h>
 
 #include "opal/class/opal_free_list.h"
 #include "opal/class/opal_hash_table.h"
@@ -160,7 +161,7 @@ typedef struct mca_btl_rwv_module_t {
     opal_hash_table_t endpoints;     /* opal_process_name_t -> endpoint */
     opal_list_t endpoint_list;       /* every endpoint, for finalize */
     opal_pointer_array_t conns;      /* every connection, by id (immediate data names it) */
-    /* every connection again, dense, for the progress loop (btl_rwv_progress.c) */
+    /* every connection again, dense, for the progress loop (btl_rwv_poll.c) */
     struct mca_btl_rwv_conn_t **polled;
     int num_polled;
     int polled_size;
@@ -291,8 +292,14 @@ int mca_btl_rwv_atomic_cswap (mca_btl_base_module_t *btl, struct mca_btl_base_en
 /* btl_rwv_flush.c */
 int mca_btl_rwv_flush (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint);
 
-/* btl_rwv_component.c */
-double mca_btl_rwv_now (void);
+/* seconds on the monotonic clock, for timeouts and rates */
+static inline double mca_btl_rwv_now (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 
 /* btl_rwv_osc.c: osc/rdma's parameters, set at the first add_procs

@@ -21,6 +21,7 @@
 #include "opal/util/show_help.h"
 
 #include "btl_rwv.h"
+#include "btl_rwv_handshake.h"
 #include "btl_rwv_test_fault.h"
 #include "btl_rwv_progress.h"
 #include "btl_rwv_auth.h"
@@ -55,14 +56,6 @@ mca_btl_rwv_component_t mca_btl_rwv_component = {
 
 /* libopen-pal's copy of the machine topology, loaded at start-up */
 extern hwloc_topology_t opal_hwloc_topology;
-
-double mca_btl_rwv_now (void)
-{
-    struct timespec ts;
-
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int rwv_open (void)
 {
@@ -276,6 +269,9 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
         free (module);
         free (modules);
         return NULL;
+    }
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        module->rails[i]->events = &mca_btl_rwv_conn_events;
     }
     numa = rwv_process_numa_node ();
     rwv_order_rails (numa);

@@ -22,7 +22,7 @@
 #include "btl_rwv_conn.h"
 #include "btl_rwv_cm_thread.h"
 #include "btl_rwv_endpoint.h"
-#include "btl_rwv_progress.h"
+#include "btl_rwv_poll.h"
 #include "btl_rwv_atomic.h"
 #include "btl_rwv_failover.h"
 #include "btl_rwv_handshake.h"
@@ -238,6 +238,37 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
     }
     mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
     mca_btl_rwv_atomics_fail (endpoint);
+}
+
+/* Once per connection: what was wrong, naming the peer, then the close. */
+void mca_btl_rwv_conn_malformed (mca_btl_rwv_conn_t *conn, const char *what)
+{
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+
+    if (MCA_BTL_RWV_CONN_FAILED == conn->state) {
+        return;
+    }
+    rwv_show_help ("help-mpi-btl-rwv.txt", "malformed message", true, OPAL_PROC_MY_HOSTNAME,
+                   mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
+                   conn->rail->name, what);
+    mca_btl_rwv_conn_failed (conn, "it sent a malformed message");
+    conn->replay.no_rejoin = true;
+}
+
+/* A request for memory this process did not register for it: refused,
+ * answered with an error, and said once per connection. */
+void mca_btl_rwv_conn_refused_access (mca_btl_rwv_conn_t *conn, const char *what, uint64_t address, uint64_t key)
+{
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+    char detail[128];
+
+    if (conn->access_refused++) {
+        return;
+    }
+    snprintf (detail, sizeof (detail), "%s at 0x%" PRIx64 " with key 0x%" PRIx64, what, address, key);
+    rwv_show_help ("help-mpi-btl-rwv.txt", "refused access", true, OPAL_PROC_MY_HOSTNAME,
+                   mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
+                   conn->rail->name, detail);
 }
 
 /* Our attempt was refused.  From a higher rank that is the crossing rule

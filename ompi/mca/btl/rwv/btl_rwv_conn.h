@@ -196,6 +196,16 @@ void mca_btl_rwv_conn_set_state (mca_btl_rwv_conn_t *conn, mca_btl_rwv_conn_stat
  * transport writes no more into them): the hot ring it had or was
  * offered, and the read buffer of a message it sent. */
 void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn);
+/* The rails' connection events (mca_btl_rwv_rail_events_t) that end or
+ * refuse a connection. */
+void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why);
+void mca_btl_rwv_conn_refused (mca_btl_rwv_conn_t *conn, const char *why);
+void mca_btl_rwv_conn_closed (mca_btl_rwv_conn_t *conn);
+/* The peer sent something malformed: say what, naming it, and close the
+ * connection for good (once per connection). */
+void mca_btl_rwv_conn_malformed (mca_btl_rwv_conn_t *conn, const char *what);
+/* The peer asked for memory not registered for it: say so once. */
+void mca_btl_rwv_conn_refused_access (mca_btl_rwv_conn_t *conn, const char *what, uint64_t address, uint64_t key);
 /* The peer's end went away without its goodbye (closed, or reset under a
  * write): fails CONN, and names the peer's death once no rail is left. */
 void mca_btl_rwv_conn_vanished (mca_btl_rwv_conn_t *conn);

@@ -24,6 +24,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_handshake.h"
+#include "btl_rwv_poll.h"
 #include "btl_rwv_test_fault.h"
 #include "btl_rwv_failover.h"
 #include "btl_rwv_send.h"
@@ -378,6 +379,16 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
         }
     }
 }
+
+const mca_btl_rwv_rail_events_t mca_btl_rwv_conn_events = {
+    .request = mca_btl_rwv_conn_request,
+    .established = mca_btl_rwv_conn_established,
+    .refused = mca_btl_rwv_conn_refused,
+    .failed = mca_btl_rwv_conn_failed,
+    .closed = mca_btl_rwv_conn_closed,
+    .remote_data = mca_btl_rwv_conn_remote_data,
+    .notified = mca_btl_rwv_conn_notified,
+};
 
 /* ------------------------------------------------------------ goodbye */
 

@@ -7,6 +7,14 @@
 
 BEGIN_C_DECLS
 
+/* The table every rail reports through (rail->events): these two and the
+ * connection's own (btl_rwv_conn.h) and the polled set's (btl_rwv_poll.h). */
+extern const mca_btl_rwv_rail_events_t mca_btl_rwv_conn_events;
+
+/* The rails' connection events that make a connection. */
+void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data, size_t cm_len,
+                               const mca_btl_rwv_ip_t *src_ip);
+void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data, size_t cm_len);
 void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn);
 /* The active side, connected: its first message, then what waited */
 void mca_btl_rwv_conn_speak (mca_btl_rwv_conn_t *conn);

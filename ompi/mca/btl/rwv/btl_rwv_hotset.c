@@ -43,7 +43,7 @@
 #include "btl_rwv_frag.h"
 #include "btl_rwv_hotset.h"
 #include "btl_rwv_params.h"
-#include "btl_rwv_progress.h"
+#include "btl_rwv_poll.h"
 #include "btl_rwv_send.h"
 
 static struct {

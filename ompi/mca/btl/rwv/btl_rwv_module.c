@@ -18,7 +18,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
-#include "btl_rwv_progress.h"
+#include "btl_rwv_poll.h"
 #include "btl_rwv_hotset.h"
 #include "btl_rwv_fetch.h"
 #include "btl_rwv_failover.h"

@@ -89,7 +89,7 @@ typedef enum {
 
 typedef struct mca_btl_rwv_rail_ops_t {
     /* connections: connect to a peer, answer a request the backend reported
-     * through mca_btl_rwv_conn_request(); cm_data travels with them */
+     * through events->request; cm_data travels with them */
     int (*connect) (mca_btl_rwv_rail_t *rail, struct mca_btl_rwv_conn_t *conn,
                     const void *cm_data, size_t cm_len);
     int (*accept) (mca_btl_rwv_rail_t *rail, struct mca_btl_rwv_conn_t *conn, void *request,
@@ -128,10 +128,10 @@ typedef struct mca_btl_rwv_rail_ops_t {
                    void **desc, uint64_t *rkey);
     void (*mr_dereg) (mca_btl_rwv_rail_t *rail, void *mr);
 
-    /* poll completions, calling op->complete and mca_btl_rwv_conn_remote_data;
+    /* poll completions, calling op->complete and events->remote_data;
      * runs without the module lock, since completions call up into the PML */
     int (*poll_completions) (mca_btl_rwv_rail_t *rail);
-    /* poll connection events, calling the mca_btl_rwv_conn_* functions below;
+    /* poll connection events, reporting them through rail->events;
      * runs under the module lock */
     int (*poll_connections) (mca_btl_rwv_rail_t *rail);
     /* what waits on cm_fd: a connection event, nothing (the connection
@@ -144,8 +144,32 @@ typedef struct mca_btl_rwv_rail_ops_t {
     void (*close) (mca_btl_rwv_rail_t *rail);
 } mca_btl_rwv_rail_ops_t;
 
+/* What a rail reports upward: the only way a backend reaches the layer
+ * above, which hands every rail this table once it is opened
+ * (rail->events); completions of operations go through op->complete.
+ * Connection events (request, established, refused, failed, closed) come
+ * from progress or the connection thread; data events from polling
+ * completions. */
+typedef struct mca_btl_rwv_rail_events_t {
+    /* a peer asks to connect; SRC_IP: the address it came from, NULL if the
+     * backend cannot tell (and then it is refused) */
+    void (*request) (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data, size_t cm_len,
+                     const mca_btl_rwv_ip_t *src_ip);
+    void (*established) (struct mca_btl_rwv_conn_t *conn, const void *cm_data, size_t cm_len);
+    void (*refused) (struct mca_btl_rwv_conn_t *conn, const char *why);
+    void (*failed) (struct mca_btl_rwv_conn_t *conn, const char *why);
+    void (*closed) (struct mca_btl_rwv_conn_t *conn);
+    /* a write with immediate data IMM landed on RAIL; FROM: the connection
+     * it came on where the transport says (verbs), else NULL */
+    void (*remote_data) (mca_btl_rwv_rail_t *rail, struct mca_btl_rwv_conn_t *from, uint32_t imm);
+    /* the peer notified CONN of a write into its ring by a send, where the
+     * transport carries no immediate data */
+    void (*notified) (struct mca_btl_rwv_conn_t *conn);
+} mca_btl_rwv_rail_events_t;
+
 struct mca_btl_rwv_rail_t {
     const mca_btl_rwv_rail_ops_t *ops;
+    const mca_btl_rwv_rail_events_t *events; /* set by the connection layer */
     int index;                      /* in the module's rail array and in handles */
     char name[128];                 /* for messages: backend, provider, interface, addresses */
     mca_btl_rwv_rail_addr_t addr;   /* where peers connect */
@@ -165,7 +189,7 @@ struct mca_btl_rwv_rail_t {
     bool probe_tcp;                 /* peers listen on TCP sockets of their kernel: a silent one can be probed
                                      * (btl_rwv_probe.h) */
     int num_conns;                  /* connections on this rail: no CQ to poll without them */
-    int num_polled;                 /* of those, on the polled list (btl_rwv_progress.c) */
+    int num_polled;                 /* of those, on the polled list (btl_rwv_poll.c) */
     char ifname[32];                /* the network interface, for link checks and NUMA */
     int numa_node;                  /* of the NIC, -1 if unknown */
     double bandwidth;               /* configured bytes per microsecond, 0: measure */
@@ -217,28 +241,6 @@ bool mca_btl_rwv_sysfs_word_starts (const char *path, const char *prefix);
  * why no verbs rail could be made; `required' (btl_rwv_backend verbs)
  * also tells of a machine without RDMA devices */
 int mca_btl_rwv_verbs_discover (mca_btl_rwv_rail_t **rails, int max_rails, int *num_rails, bool required);
-
-/* Calls from a backend into the connection manager, from progress or the
- * connection thread: request and established in btl_rwv_handshake.c,
- * failed, refused and closed in btl_rwv_conn.c.  They are declared
- * here, with the rest of what a backend calls, so that a backend includes
- * this header alone.
- * A request names the address it came from (NULL if the backend cannot
- * tell, and then it is refused). */
-void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data,
-                               size_t cm_len, const mca_btl_rwv_ip_t *src_ip);
-void mca_btl_rwv_conn_established (struct mca_btl_rwv_conn_t *conn, const void *cm_data,
-                                   size_t cm_len);
-void mca_btl_rwv_conn_failed (struct mca_btl_rwv_conn_t *conn, const char *why);
-void mca_btl_rwv_conn_refused (struct mca_btl_rwv_conn_t *conn, const char *why);
-void mca_btl_rwv_conn_closed (struct mca_btl_rwv_conn_t *conn);
-/* btl_rwv_progress.c: a write with immediate data IMM landed on RAIL;
- * FROM: the connection it came on where the transport says (verbs), else
- * NULL. */
-void mca_btl_rwv_conn_remote_data (mca_btl_rwv_rail_t *rail, struct mca_btl_rwv_conn_t *from, uint32_t imm);
-/* btl_rwv_progress.c: the peer notified CONN of a write into its ring
- * (immediate data, or a send where the transport has none) */
-void mca_btl_rwv_conn_notified (struct mca_btl_rwv_conn_t *conn);
 
 END_C_DECLS
 

@@ -446,7 +446,7 @@ static void ofi_cm_event (mca_btl_rwv_ofi_rail_t *rail, uint32_t event, struct f
     if (FI_CONNREQ == event) {
         mca_btl_rwv_ip_t src;
 
-        mca_btl_rwv_conn_request (&rail->super, entry->info, entry->data, cm_len, ofi_source_ip (entry->info, &src));
+        rail->super.events->request (&rail->super, entry->info, entry->data, cm_len, ofi_source_ip (entry->info, &src));
         return;
     }
     oep = (mca_btl_rwv_ofi_ep_t *) entry->fid->context;
@@ -455,10 +455,10 @@ static void ofi_cm_event (mca_btl_rwv_ofi_rail_t *rail, uint32_t event, struct f
         if (NULL == oep->conn) {
             ofi_ep_close (oep);
         } else {
-            mca_btl_rwv_conn_established (oep->conn, entry->data, cm_len);
+            rail->super.events->established (oep->conn, entry->data, cm_len);
         }
     } else if (FI_SHUTDOWN == event && NULL != oep->conn) {
-        mca_btl_rwv_conn_closed (oep->conn);
+        rail->super.events->closed (oep->conn);
     }
 }
 
@@ -485,9 +485,9 @@ static void ofi_cm_error (mca_btl_rwv_ofi_rail_t *rail)
     /* fi_strerror's buffer may be reused before we are done with it */
     snprintf (why, sizeof (why), "%s", fi_strerror (err.err));
     if (FI_ECONNREFUSED == err.err) {
-        mca_btl_rwv_conn_refused (oep->conn, why);
+        rail->super.events->refused (oep->conn, why);
     } else {
-        mca_btl_rwv_conn_failed (oep->conn, why);
+        rail->super.events->failed (oep->conn, why);
     }
 }
 

@@ -124,7 +124,7 @@ static int ofi_poll_cq (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq)
     }
     for (ssize_t i = 0 ; i < n ; ++i) {
         if (entries[i].flags & FI_REMOTE_CQ_DATA) {
-            mca_btl_rwv_conn_remote_data (&rail->super, NULL, (uint32_t) entries[i].data);
+            rail->super.events->remote_data (&rail->super, NULL, (uint32_t) entries[i].data);
         } else if (entries[i].flags & FI_RECV) {
             mca_btl_rwv_op_report ((mca_btl_rwv_op_t *) entries[i].op_context, OPAL_SUCCESS); /* a notifying send */
         } else {

@@ -158,7 +158,7 @@ static void ofi_recv_done (mca_btl_rwv_op_t *op, int status)
         OPAL_THREAD_UNLOCK(&rail->lock);
     }
     if (NULL != conn) {
-        mca_btl_rwv_conn_notified (conn);
+        conn->rail->events->notified (conn);
     }
     if (0 == rc) {
         return;

@@ -494,9 +494,9 @@ static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_w
         }
         (void) mca_btl_rwv_verbs_post_recvs (vqp, 1);
         if (IBV_WC_RECV == wc->opcode) {
-            mca_btl_rwv_conn_notified (vqp->conn); /* a notifying send: its queue pair names the connection */
+            rail->super.events->notified (vqp->conn); /* a notifying send: its queue pair names the connection */
         } else {
-            mca_btl_rwv_conn_remote_data (&rail->super, vqp->conn, ntohl (wc->imm_data));
+            rail->super.events->remote_data (&rail->super, vqp->conn, ntohl (wc->imm_data));
         }
         return;
     }

@@ -229,9 +229,9 @@ static void verbs_conn_error (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_verbs_
     snprintf (why, sizeof (why), "%s on %s port %u (status %d)", rdma_event_str (event->event), rail->device,
               rail->port, event->status);
     if (RDMA_CM_EVENT_REJECTED == event->event) {
-        mca_btl_rwv_conn_refused (vqp->conn, why);
+        rail->super.events->refused (vqp->conn, why);
     } else {
-        mca_btl_rwv_conn_failed (vqp->conn, why);
+        rail->super.events->failed (vqp->conn, why);
     }
 }
 
@@ -269,7 +269,7 @@ static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event
             vqp->reads_max = verbs_reads_agreed (verbs_reads_agreed (rail->reads, event->param.conn.initiator_depth),
                                                  event->param.conn.responder_resources);
         }
-        mca_btl_rwv_conn_request (&rail->super, event->id, event->param.conn.private_data,
+        rail->super.events->request (&rail->super, event->id, event->param.conn.private_data,
                                   event->param.conn.private_data_len,
                                   NULL != sa && mca_btl_rwv_ip_from_sockaddr (sa, &src) ? &src : NULL);
         return;
@@ -290,11 +290,11 @@ static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event
         /* the answer's offer, where the transport reports it */
         vqp->reads_max = verbs_reads_agreed (verbs_reads_agreed (vqp->reads_max, event->param.conn.initiator_depth),
                                              event->param.conn.responder_resources);
-        mca_btl_rwv_conn_established (vqp->conn, event->param.conn.private_data,
+        rail->super.events->established (vqp->conn, event->param.conn.private_data,
                                       event->param.conn.private_data_len);
         break;
     case RDMA_CM_EVENT_DISCONNECTED:
-        mca_btl_rwv_conn_closed (vqp->conn);
+        rail->super.events->closed (vqp->conn);
         break;
     case RDMA_CM_EVENT_ADDR_ERROR:
     case RDMA_CM_EVENT_ROUTE_ERROR:

@@ -33,43 +33,6 @@
 
 #define HDR_SIZE sizeof (mca_btl_rwv_eager_hdr_t)
 
-/* Once per connection: what was wrong, naming the peer, then the close. */
-void mca_btl_rwv_conn_malformed (mca_btl_rwv_conn_t *conn, const char *what)
-{
-    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
-
-    if (MCA_BTL_RWV_CONN_FAILED == conn->state) {
-        return;
-    }
-    rwv_show_help ("help-mpi-btl-rwv.txt", "malformed message", true, OPAL_PROC_MY_HOSTNAME,
-                   mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
-                   conn->rail->name, what);
-    mca_btl_rwv_conn_failed (conn, "it sent a malformed message");
-    conn->replay.no_rejoin = true;
-}
-
-/* A request for memory this process did not register for it: refused,
- * answered with an error, and said once per connection. */
-void mca_btl_rwv_conn_refused_access (mca_btl_rwv_conn_t *conn, const char *what, uint64_t address, uint64_t key)
-{
-    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
-    char detail[128];
-
-    if (conn->access_refused++) {
-        return;
-    }
-    snprintf (detail, sizeof (detail), "%s at 0x%" PRIx64 " with key 0x%" PRIx64, what, address, key);
-    rwv_show_help ("help-mpi-btl-rwv.txt", "refused access", true, OPAL_PROC_MY_HOSTNAME,
-                   mca_btl_rwv_peer_host (endpoint), OPAL_NAME_PRINT(endpoint->proc->proc_name),
-                   conn->rail->name, detail);
-}
-
-/* The upcall: the PML (or osc/rdma) handles what arrived for TAG. */
-void mca_btl_rwv_deliver (mca_btl_rwv_endpoint_t *endpoint, mca_btl_base_tag_t tag, void *payload, size_t len)
-{
-    rwv_compat_btl_deliver (&mca_btl_rwv_component.module->super, endpoint, tag, payload, len);
-}
-
 /* Tags rwv handles itself rather than passing up. */
 static inline bool mca_btl_rwv_tag_is_ours (uint8_t tag)
 {

@@ -8,12 +8,13 @@
 BEGIN_C_DECLS
 
 int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);
-/* hand a message to whoever registered TAG */
-void mca_btl_rwv_deliver (mca_btl_rwv_endpoint_t *endpoint, mca_btl_base_tag_t tag, void *payload, size_t len);
-/* the peer sent something malformed: say what, close the connection */
-void mca_btl_rwv_conn_malformed (mca_btl_rwv_conn_t *conn, const char *what);
-/* the peer asked for memory not registered for it: say so once */
-void mca_btl_rwv_conn_refused_access (mca_btl_rwv_conn_t *conn, const char *what, uint64_t address, uint64_t key);
+
+/* The upcall: the PML (or osc/rdma) handles what arrived for TAG. */
+static inline void mca_btl_rwv_deliver (mca_btl_rwv_endpoint_t *endpoint, mca_btl_base_tag_t tag, void *payload,
+                                        size_t len)
+{
+    rwv_compat_btl_deliver (&mca_btl_rwv_component.module->super, endpoint, tag, payload, len);
+}
 
 END_C_DECLS
 

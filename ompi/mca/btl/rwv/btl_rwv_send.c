@@ -27,16 +27,10 @@
 #include "btl_rwv_slot.h"
 #include "btl_rwv_eager_stripe.h"
 #include "btl_rwv_failover.h"
-#include "btl_rwv_progress.h"
+#include "btl_rwv_poll.h"
 #include "btl_rwv_recv.h"
 
 #define MCA_BTL_RWV_IN_PLACE_BATCH_MAX (124 * 1024) /* see mca_btl_rwv_batch_pieces */
-
-size_t mca_btl_rwv_ring_bytes (void)
-{
-    return (size_t) mca_btl_rwv_ring_size ((uint64_t) mca_btl_rwv_component.eager_slots,
-                                           (uint64_t) mca_btl_rwv_component.eager_slot_size);
-}
 
 bool mca_btl_rwv_conn_read_credit_word (mca_btl_rwv_conn_t *conn)
 {

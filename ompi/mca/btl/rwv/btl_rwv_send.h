@@ -16,7 +16,6 @@ void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
 /* With the lock: take the credit the peer wrote into our tail, releasing
  * what it has consumed; false if the word is a lie (the connection closes). */
 bool mca_btl_rwv_conn_read_credit_word (mca_btl_rwv_conn_t *conn);
-size_t mca_btl_rwv_ring_bytes (void);
 int mca_btl_rwv_complete_stored (void);
 /* For the immediate send (btl_rwv_sendi.c), with the lock: */
 /* nothing waits on CONN and the peer has a slot free for us */

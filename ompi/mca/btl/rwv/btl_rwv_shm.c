@@ -54,11 +54,18 @@ static struct {
 
 static uint64_t rwv_shm_probe_word; /* our pid, read by peers' probes */
 
+/* a large ring of this job's eager slots */
+static size_t rwv_large_ring_bytes (void)
+{
+    return (size_t) mca_btl_rwv_ring_size ((uint64_t) mca_btl_rwv_component.eager_slots,
+                                           (uint64_t) mca_btl_rwv_component.eager_slot_size);
+}
+
 static size_t rwv_shm_slot_bytes (void)
 {
     size_t page = (size_t) opal_getpagesize ();
 
-    return (mca_btl_rwv_ring_bytes () + page - 1) / page * page;
+    return (rwv_large_ring_bytes () + page - 1) / page * page;
 }
 
 /* Our rings in one memfd, a slot per possible same-node peer (the
