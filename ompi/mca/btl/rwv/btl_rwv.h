@@ -137,6 +137,8 @@ typedef struct mca_btl_rwv_module_t {
 
     struct mca_btl_rwv_rail_t *rails[MCA_BTL_RWV_MAX_RAILS];
     int num_rails;
+    /* what the protocol does when a connection's life changes (btl_rwv_conn.h) */
+    const struct mca_btl_rwv_conn_hooks_t *conn_hooks;
 
     mca_rcache_base_module_t *rcache;
     /* what peers may name in an atomic: our registrations by their key on

@@ -23,14 +23,10 @@
 #include "btl_rwv_cm_thread.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_poll.h"
-#include "btl_rwv_atomic.h"
-#include "btl_rwv_failover.h"
 #include "btl_rwv_handshake.h"
-#include "btl_rwv_hotset.h"
-#include "btl_rwv_fetch.h"
 #include "btl_rwv_probe.h"
-#include "btl_rwv_rdma.h"
-#include "btl_rwv_send.h"
+#include "btl_rwv_rejoin.h"
+#include "btl_rwv_shm.h"
 
 /* Where a new rail's estimate starts: level with the best one so far. */
 static double mca_btl_rwv_conn_first_bandwidth (const mca_btl_rwv_endpoint_t *endpoint)
@@ -69,6 +65,19 @@ static void mca_btl_rwv_ring_unavailable (const mca_btl_rwv_conn_t *conn, const 
                    conn->local.tiered ? "btl_rwv_cold_slot_size" : "btl_rwv_eager_slot_size");
 }
 
+/* The size of a connection's own ring: large where it is SHARED with a
+ * peer on this node or the hot set is off, else small (a cold peer's);
+ * true for a small one. */
+static bool mca_btl_rwv_conn_own_ring_size (bool shared, uint32_t *slots, uint32_t *slot_size)
+{
+    const mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
+    bool tiered = !shared && c->hot_peers >= 0;
+
+    *slots = (uint32_t) (tiered ? c->cold_slots : c->eager_slots);
+    *slot_size = (uint32_t) (tiered ? c->cold_slot_size : c->eager_slot_size);
+    return tiered;
+}
+
 /* The connection's own ring: large and shared if the peer is on this node
  * and may store into it, else small unless the hot set is off. */
 static bool mca_btl_rwv_conn_ring_alloc (mca_btl_rwv_conn_t *conn)
@@ -77,7 +86,7 @@ static bool mca_btl_rwv_conn_ring_alloc (mca_btl_rwv_conn_t *conn)
     mca_btl_rwv_slots_t *own = &local->own;
 
     local->ring = mca_btl_rwv_shm_ring_take (conn->endpoint);
-    local->tiered = mca_btl_rwv_hotset_own_ring (NULL != local->ring, &own->slots, &own->slot_size);
+    local->tiered = mca_btl_rwv_conn_own_ring_size (NULL != local->ring, &own->slots, &own->slot_size);
     local->ring_bytes = mca_btl_rwv_ring_size (own->slots, own->slot_size);
     /* 64-byte aligned: a page each would double a cold ring's memory */
     if (NULL == local->ring && 0 != posix_memalign ((void **) &local->ring, 64, local->ring_bytes)) {
@@ -148,8 +157,7 @@ out_free:
 
 void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn)
 {
-    mca_btl_rwv_hotset_release (conn);
-    mca_btl_rwv_fetch_done (conn);
+    mca_btl_rwv_conn_hooks ()->drop_shared (conn);
 }
 
 static const char mca_btl_rwv_no_goodbye[] = "the peer closed the connection without saying goodbye";
@@ -216,7 +224,7 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
     mca_btl_rwv_conn_drop_shared (conn);
     if (mca_btl_rwv_endpoint_has_live_rail (endpoint, NULL)) {
         mca_btl_rwv_conn_rejoin_later (conn);
-        mca_btl_rwv_rail_failed (conn, why);
+        mca_btl_rwv_conn_hooks ()->rail_lost (conn, why);
         return;
     }
 
@@ -236,8 +244,7 @@ void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
             free (info);
         }
     }
-    mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
-    mca_btl_rwv_atomics_fail (endpoint);
+    mca_btl_rwv_conn_hooks ()->peer_lost (conn);
 }
 
 /* Once per connection: what was wrong, naming the peer, then the close. */
@@ -443,12 +450,9 @@ void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
                          conn->rdma_bytes, conn->replay.rejoins);
     conn->rail->ops->disconnect (conn);
     mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
-    mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
+    mca_btl_rwv_conn_hooks ()->release (conn);
     OBJ_DESTRUCT(&conn->pending);
-    conn->peer.consumed = conn->peer.send_seq; /* nothing is replayed any more */
-    mca_btl_rwv_conn_release_acked (conn);
     OBJ_DESTRUCT(&conn->replay.unacked);
-    mca_btl_rwv_conn_confirm_puts (conn, UINT64_MAX);
     OBJ_DESTRUCT(&conn->kept_puts);
     mca_btl_rwv_conn_drop_shared (conn);
     conn->rail->ops->mr_dereg (conn->rail, conn->local.ring_mr);

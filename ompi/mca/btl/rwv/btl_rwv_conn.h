@@ -184,6 +184,29 @@ typedef struct mca_btl_rwv_conn_t {
     unsigned access_refused;   /* requests refused for memory not registered for them (said once) */
 } mca_btl_rwv_conn_t;
 
+/* What the protocol layer does when a connection's life changes: the
+ * connection layer's only way up, a table the protocol provides
+ * (mca_btl_rwv_proto_hooks, btl_rwv_failover.c) and the module installs
+ * at init (module->conn_hooks).  Each runs under the module lock. */
+typedef struct mca_btl_rwv_conn_hooks_t {
+    /* CONN is connected and may send: its first message, then what waited */
+    int (*ready) (mca_btl_rwv_conn_t *conn);
+    /* CONN is closed or starts afresh: what the rail's connections share
+     * (a hot ring, a read buffer) goes back at once */
+    void (*drop_shared) (mca_btl_rwv_conn_t *conn);
+    /* CONN failed and its peer has another rail: what it carried moves there */
+    void (*rail_lost) (mca_btl_rwv_conn_t *conn, const char *why);
+    /* no rail is left to CONN's peer: what waits for it fails */
+    void (*peer_lost) (mca_btl_rwv_conn_t *conn);
+    /* CONN is going away: what waits fails, what it kept for replays goes */
+    void (*release) (mca_btl_rwv_conn_t *conn);
+} mca_btl_rwv_conn_hooks_t;
+
+static inline const mca_btl_rwv_conn_hooks_t *mca_btl_rwv_conn_hooks (void)
+{
+    return mca_btl_rwv_component.module->conn_hooks;
+}
+
 /* A connection object on RAIL, idle, with its receive ring; NULL (and
  * rwv's message, once) if the ring cannot be had. */
 mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (struct mca_btl_base_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail);

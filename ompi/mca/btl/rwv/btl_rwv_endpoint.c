@@ -19,7 +19,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_params.h"
 #include "btl_rwv_frag.h"
-#include "btl_rwv_failover.h"
+#include "btl_rwv_rejoin.h"
 #include "btl_rwv_handshake.h"
 
 static void mca_btl_rwv_endpoint_construct (mca_btl_rwv_endpoint_t *endpoint)

@@ -48,28 +48,15 @@
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_atomic.h"
+#include "btl_rwv_fetch.h"
 #include "btl_rwv_handshake.h"
+#include "btl_rwv_hotset.h"
 #include "btl_rwv_failover.h"
 #include "btl_rwv_rdma.h"
 #include "btl_rwv_send.h"
 
-#define MCA_BTL_RWV_LINK_CHECK_INTERVAL 0.1 /* seconds */
 #define MCA_BTL_RWV_REPORT_DELAY 0.5        /* seconds: see failed_why in btl_rwv_conn.h */
-
-void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn)
-{
-    while (!opal_list_is_empty (&conn->replay.unacked)) {
-        mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_get_first (&conn->replay.unacked);
-
-        if (frag->seq > conn->peer.consumed) {
-            return;
-        }
-        /* consumed, so what went before it on this stream has landed */
-        mca_btl_rwv_conn_confirm_puts (conn, frag->puts_before + 1);
-        opal_list_remove_first (&conn->replay.unacked);
-        mca_btl_rwv_frag_drop (frag, &frag->retained);
-    }
-}
 
 /* Send `frag' again on another rail, marked so the peer can drop it if it
  * had consumed it from the failed rail after all. */
@@ -115,6 +102,20 @@ bool mca_btl_rwv_frag_failover (mca_btl_rwv_frag_t *frag, int status)
     }
     MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
     return replayed;
+}
+
+/* A frag's ring write completed (op->complete, set by mca_btl_rwv_frag_init). */
+void mca_btl_rwv_frag_write_complete (mca_btl_rwv_op_t *op, int status)
+{
+    mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_of_op (op);
+
+    /* a write that failed, or completed on a rail that failed since, may be replayed elsewhere */
+    if (NULL != frag->conn && (OPAL_SUCCESS != status || MCA_BTL_RWV_CONN_FAILED == frag->conn->state) &&
+        mca_btl_rwv_frag_failover (frag, status)) {
+        return; /* replayed on another rail */
+    }
+    mca_btl_rwv_frag_notify (frag, status);
+    mca_btl_rwv_frag_drop (frag, &frag->in_flight);
 }
 
 /* Called by mca_btl_rwv_conn_failed once `conn' is closed, when the peer
@@ -201,155 +202,43 @@ const char *mca_btl_rwv_replay_check (mca_btl_rwv_conn_t *conn, uint8_t rail, ui
     return problem;
 }
 
-/* Fail the connections on RAIL, all of them or only those whose peer
- * has another live rail to carry on. */
-static void mca_btl_rwv_rail_fail_conns (mca_btl_rwv_rail_t *rail, bool all,
-                                         const char *why)
+/* ------------------------------------------------------------ hooks */
+
+/* The active side's first message, then what waited for the connection. */
+static int rwv_proto_ready (mca_btl_rwv_conn_t *conn)
 {
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    int size = opal_pointer_array_get_size (&module->conns);
+    int rc = mca_btl_rwv_conn_send_hello (conn);
 
-    for (int i = 0 ; i < size ; ++i) {
-        mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
-
-        if (NULL != conn && conn->rail == rail && MCA_BTL_RWV_CONN_FAILED != conn->state &&
-            (all || mca_btl_rwv_endpoint_has_live_rail (conn->endpoint, conn))) {
-            mca_btl_rwv_conn_failed (conn, why);
-        }
+    if (OPAL_SUCCESS == rc) {
+        mca_btl_rwv_conn_flush_pending (conn);
     }
+    return rc;
 }
 
-/* The link went down.  Peers with another rail move to it at once (the
- * failover replays what was in flight).  A peer with no other rail keeps
- * its connection: the kernel's TCP (or the HCA's retries) holds what was
- * sent, and a link back within btl_rwv_rail_down_timeout loses nothing,
- * as over btl/tcp.  Past that the rail is given up. */
-static void mca_btl_rwv_rail_link_lost (mca_btl_rwv_rail_t *rail, double now)
+static void rwv_proto_drop_shared (mca_btl_rwv_conn_t *conn)
 {
-    char why[96];
-
-    snprintf (why, sizeof (why), "the link of interface %s went down", rail->ifname);
-    rail->link_lost_at = now;
-    opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
-                         "btl/rwv: %s: the link went down; peers with no other rail wait up to %d s "
-                         "(btl_rwv_rail_down_timeout) for it to come back", rail->name,
-                         mca_btl_rwv_component.rail_down_timeout);
-    mca_btl_rwv_rail_fail_conns (rail, mca_btl_rwv_component.rail_down_timeout <= 0, why);
-    rail->down = mca_btl_rwv_component.rail_down_timeout <= 0;
+    mca_btl_rwv_hotset_release (conn);
+    mca_btl_rwv_fetch_done (conn);
 }
 
-static void mca_btl_rwv_rail_given_up (mca_btl_rwv_rail_t *rail)
+static void rwv_proto_peer_lost (mca_btl_rwv_conn_t *conn)
 {
-    char why[128];
-
-    snprintf (why, sizeof (why), "the link of interface %s went down and did not come back within %d s",
-              rail->ifname, mca_btl_rwv_component.rail_down_timeout);
-    rail->down = true;
-    mca_btl_rwv_rail_fail_conns (rail, true, why);
+    mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
+    mca_btl_rwv_atomics_fail (conn->endpoint);
 }
 
-void mca_btl_rwv_report_lost_rails (double now)
+static void rwv_proto_release (mca_btl_rwv_conn_t *conn)
 {
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    int size = opal_pointer_array_get_size (&module->conns);
-
-    for (int i = 0 ; i < size && module->reports_pending > 0 ; ++i) {
-        mca_btl_rwv_conn_t *conn = opal_pointer_array_get_item (&module->conns, i);
-        mca_btl_rwv_endpoint_t *endpoint;
-
-        if (NULL == conn || 0 == conn->replay.warn_at || now < conn->replay.warn_at) {
-            continue;
-        }
-        conn->replay.warn_at = 0;
-        module->reports_pending--;
-        endpoint = conn->endpoint;
-        if (!endpoint->failed) {
-            rwv_show_help ("help-mpi-btl-rwv.txt", "rail failed", true, OPAL_PROC_MY_HOSTNAME,
-                           conn->replay.failed_peer, conn->replay.failed_name, conn->rail->name, conn->replay.failed_why, mca_btl_rwv_endpoint_live_rails (endpoint, NULL));
-        }
-    }
+    mca_btl_rwv_conn_fail_pending (conn, OPAL_ERR_UNREACH);
+    conn->peer.consumed = conn->peer.send_seq; /* nothing is replayed any more */
+    mca_btl_rwv_conn_release_acked (conn);
+    mca_btl_rwv_conn_confirm_puts (conn, UINT64_MAX);
 }
 
-/* A rail whose link comes back within btl_rwv_rail_down_timeout carries
- * on with the connections it kept and serves new peers; peers that moved
- * to other rails come back to it (mca_btl_rwv_conn_may_rejoin). */
-void mca_btl_rwv_check_links (double now)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-
-    /* progress calls this only while a rail has a connection: a job that
-     * never used rwv pays no ioctl for it */
-    if (now < module->next_link_check) {
-        return;
-    }
-    module->next_link_check = now + MCA_BTL_RWV_LINK_CHECK_INTERVAL;
-    for (int r = 0 ; r < module->num_rails ; ++r) {
-        mca_btl_rwv_rail_t *rail = module->rails[r];
-        bool up = rail->ops->link_up (rail);
-
-        if (!up && 0 == rail->link_lost_at) {
-            mca_btl_rwv_rail_link_lost (rail, now);
-        } else if (!up && !rail->down && now - rail->link_lost_at >= mca_btl_rwv_component.rail_down_timeout) {
-            mca_btl_rwv_rail_given_up (rail);
-        } else if (up && 0 != rail->link_lost_at) {
-            opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
-                                 "btl/rwv: %s: the link is back after %.1f s", rail->name, now - rail->link_lost_at);
-            rail->link_lost_at = 0;
-            rail->down = false;
-        }
-    }
-}
-
-/* Nothing of the failed connection is left on our side (and it was not
- * closed for a malformed message, which is for good): no queued,
- * unconsumed or in-flight message, no put/get piece, no unconfirmed small
- * put (failover has handed them all to other rails, and the transport has
- * given back what it held). */
-bool mca_btl_rwv_conn_quiescent (mca_btl_rwv_conn_t *conn)
-{
-    return !conn->replay.no_rejoin && opal_list_is_empty (&conn->pending) && opal_list_is_empty (&conn->replay.unacked) &&
-           opal_list_is_empty (&conn->kept_puts) && 0 == conn->pieces_out;
-}
-
-/* Only the higher rank re-establishes a rail, the side that wins when
- * both connect at once: no attempt is made only to be refused. */
-/* Asked on every send that meets a failed rail: the flags first, the
- * clock only when they allow it. */
-bool mca_btl_rwv_conn_may_rejoin (mca_btl_rwv_conn_t *conn)
-{
-    const mca_btl_rwv_rail_t *rail = conn->rail;
-
-    return MCA_BTL_RWV_CONN_FAILED == conn->state && !conn->replay.no_rejoin && !conn->endpoint->failed &&
-           conn->endpoint->num_rails > 1 && !rail->down && 0 == rail->link_lost_at &&
-           opal_compare_proc (opal_proc_local_get ()->proc_name, conn->endpoint->proc->proc_name) > 0 &&
-           mca_btl_rwv_now () >= conn->replay.rejoin_at && mca_btl_rwv_conn_quiescent (conn);
-}
-
-/* The failed connection's replay record moves aside for the new one. */
-void mca_btl_rwv_conn_rejoin_prepare (mca_btl_rwv_conn_t *conn)
-{
-    free (conn->replay.before.seen);
-    conn->replay.before = (mca_btl_rwv_replay_window_t) {.attempt = conn->attempt, .recv_seq = conn->local.recv_seq,
-                                                  .seen = conn->replay.seen};
-    conn->replay.seen = NULL;
-    conn->replay.rejoining = true;
-}
-
-/* Each failure waits twice as long as the one before to rejoin (1 s to
- * 64 s), so a rail whose link is up but that cannot connect costs an
- * attempt a minute at most. */
-void mca_btl_rwv_conn_rejoin_later (mca_btl_rwv_conn_t *conn)
-{
-    conn->replay.rejoin_backoff = conn->replay.rejoin_backoff <= 0 ? 1.0 : conn->replay.rejoin_backoff >= 32.0 ? 64.0 : 2 * conn->replay.rejoin_backoff;
-    conn->replay.rejoin_at = mca_btl_rwv_now () + conn->replay.rejoin_backoff;
-}
-
-void mca_btl_rwv_conn_rejoined (mca_btl_rwv_conn_t *conn)
-{
-    conn->replay.rejoining = false;
-    conn->replay.rejoin_backoff = 0;
-    conn->replay.rejoins++;
-    opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
-                         "btl/rwv: %s: the rail to %s (%s) is re-established", conn->rail->name,
-                         mca_btl_rwv_peer_host (conn->endpoint), OPAL_NAME_PRINT(conn->endpoint->proc->proc_name));
-}
+const mca_btl_rwv_conn_hooks_t mca_btl_rwv_proto_hooks = {
+    .ready = rwv_proto_ready,
+    .drop_shared = rwv_proto_drop_shared,
+    .rail_lost = mca_btl_rwv_rail_failed,
+    .peer_lost = rwv_proto_peer_lost,
+    .release = rwv_proto_release,
+};

@@ -11,7 +11,7 @@
 
 #include "btl_rwv_frag.h"
 #include "btl_rwv_endpoint.h"
-#include "btl_rwv_failover.h"
+#include "btl_rwv_failover.h" /* the write completion frags start with */
 
 static void mca_btl_rwv_frag_construct (mca_btl_rwv_frag_t *frag)
 {
@@ -21,21 +21,6 @@ static void mca_btl_rwv_frag_construct (mca_btl_rwv_frag_t *frag)
 OBJ_CLASS_INSTANCE(mca_btl_rwv_frag_t, mca_btl_base_descriptor_t, mca_btl_rwv_frag_construct, NULL);
 OBJ_CLASS_INSTANCE(mca_btl_rwv_rdma_op_t, opal_free_list_item_t, NULL, NULL);
 OBJ_CLASS_INSTANCE(mca_btl_rwv_piece_t, opal_free_list_item_t, NULL, NULL);
-
-static bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status);
-
-static void mca_btl_rwv_frag_write_complete (mca_btl_rwv_op_t *op, int status)
-{
-    mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_of_op (op);
-
-    /* a write that failed, or completed on a rail that failed since, may be replayed elsewhere */
-    if (NULL != frag->conn && (OPAL_SUCCESS != status || MCA_BTL_RWV_CONN_FAILED == frag->conn->state) &&
-        mca_btl_rwv_frag_failover (frag, status)) {
-        return; /* replayed on another rail */
-    }
-    mca_btl_rwv_frag_notify (frag, status);
-    mca_btl_rwv_frag_drop (frag, &frag->in_flight);
-}
 
 int mca_btl_rwv_frag_init (opal_free_list_item_t *item, void *ctx)
 {
@@ -148,7 +133,7 @@ static void mca_btl_rwv_frag_piece_done (mca_btl_rwv_frag_t *whole, int status)
 }
 
 /* Tell the PML (once); true if the frag is the PML's own to free. */
-static bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status)
+bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status)
 {
     /* a PML-owned descriptor may be freed inside the callback: read the flags first */
     bool pml_owned = !(frag->base.des_flags & MCA_BTL_DES_FLAGS_BTL_OWNERSHIP);

@@ -26,8 +26,8 @@
 #include "btl_rwv_handshake.h"
 #include "btl_rwv_poll.h"
 #include "btl_rwv_test_fault.h"
-#include "btl_rwv_failover.h"
-#include "btl_rwv_send.h"
+#include "btl_rwv_rejoin.h"
+#include "btl_rwv_ring.h"
 
 static void mca_btl_rwv_conn_fill_cm (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_data_t *cm)
 {
@@ -315,15 +315,13 @@ void mca_btl_rwv_conn_speak (mca_btl_rwv_conn_t *conn)
         return; /* failed, or closed, since it was queued */
     }
     conn->may_send = true;
-    rc = mca_btl_rwv_conn_send_hello (conn);
+    rc = mca_btl_rwv_conn_hooks ()->ready (conn);
     if (OPAL_SUCCESS != rc) {
         char why[96];
 
         snprintf (why, sizeof (why), "the first message could not be sent (%s)", opal_strerror (rc));
         mca_btl_rwv_conn_failed (conn, why);
-        return;
     }
-    mca_btl_rwv_conn_flush_pending (conn);
 }
 
 void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data, size_t cm_len)

@@ -80,16 +80,6 @@ bool mca_btl_rwv_hotset_params_valid (void)
     return true;
 }
 
-bool mca_btl_rwv_hotset_own_ring (bool shared, uint32_t *slots, uint32_t *slot_size)
-{
-    const mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
-    bool tiered = !shared && c->hot_peers >= 0;
-
-    *slots = (uint32_t) (tiered ? c->cold_slots : c->eager_slots);
-    *slot_size = (uint32_t) (tiered ? c->cold_slot_size : c->eager_slot_size);
-    return tiered;
-}
-
 /* ------------------------------------------------------------ the rings */
 
 static size_t rwv_hot_ring_bytes (void)

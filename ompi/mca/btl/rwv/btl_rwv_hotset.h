@@ -33,10 +33,6 @@ typedef struct mca_btl_rwv_hotset_stats_t {
  * against the large one; defaults follow a smaller large ring. */
 bool mca_btl_rwv_hotset_params_valid (void);
 void mca_btl_rwv_hotset_fini (void);
-/* A connection's own ring: its geometry, and whether it takes part in
- * the hot set (a ring SHARED on this node, or any with btl_rwv_hot_peers
- * -1, is large for good). */
-bool mca_btl_rwv_hotset_own_ring (bool shared, uint32_t *slots, uint32_t *slot_size);
 
 /* A message was consumed from this connection's rings: count it, and
  * perhaps promote it or demote the hot set's idlest to make room. */

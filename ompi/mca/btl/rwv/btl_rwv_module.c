@@ -22,6 +22,7 @@
 #include "btl_rwv_hotset.h"
 #include "btl_rwv_fetch.h"
 #include "btl_rwv_failover.h"
+#include "btl_rwv_links.h"
 
 /* ------------------------------------------------------------ peers */
 
@@ -182,6 +183,7 @@ int mca_btl_rwv_module_init (void)
     OBJ_CONSTRUCT(&module->conns, opal_pointer_array_t);
     OBJ_CONSTRUCT(&module->lock, opal_recursive_mutex_t);
     OBJ_CONSTRUCT(&module->cm.deferred, opal_list_t);
+    module->conn_hooks = &mca_btl_rwv_proto_hooks;
     module->cm.epoll_fd = module->cm.stop_fd = -1;
     module->cm.looks = 0;
     OBJ_CONSTRUCT(&module->regs, opal_hash_table_t);

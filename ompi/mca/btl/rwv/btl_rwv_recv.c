@@ -30,6 +30,7 @@
 #include "btl_rwv_fetch.h"
 #include "btl_rwv_hotset.h"
 #include "btl_rwv_send.h"
+#include "btl_rwv_ring.h"
 
 #define HDR_SIZE sizeof (mca_btl_rwv_eager_hdr_t)
 

@@ -13,10 +13,11 @@ void mca_btl_rwv_conn_send_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *f
 void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn);
 int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
+/* frees what the peer has consumed (kept for a replay) */
+void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn);
 /* With the lock: take the credit the peer wrote into our tail, releasing
  * what it has consumed; false if the word is a lie (the connection closes). */
 bool mca_btl_rwv_conn_read_credit_word (mca_btl_rwv_conn_t *conn);
-int mca_btl_rwv_complete_stored (void);
 /* For the immediate send (btl_rwv_sendi.c), with the lock: */
 /* nothing waits on CONN and the peer has a slot free for us */
 bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn);
@@ -30,8 +31,13 @@ void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_retain (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag);
 /* is a message of LEN bytes to ENDPOINT split across its rails? */
 bool mca_btl_rwv_should_stripe (const mca_btl_rwv_endpoint_t *endpoint, size_t len);
-/* an 8-byte word of the peer's ring tail (credits, goodbye) */
-int mca_btl_rwv_tail_inject (mca_btl_rwv_conn_t *conn, mca_btl_rwv_ring_tail_word_t word, const uint64_t *value);
+/* For the batches (btl_rwv_batch.c), with the lock: */
+/* CONN stands at its next slot */
+void mca_btl_rwv_advance (mca_btl_rwv_conn_t *conn);
+/* FRAG is about to be written as CONN's next message */
+void mca_btl_rwv_frag_begin (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag);
+/* FRAG was written (FETCHED: for the peer to read): kept for a replay where it may be needed */
+void mca_btl_rwv_frag_written (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag, bool fetched);
 
 END_C_DECLS
 
