@@ -31,9 +31,11 @@
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
 #include "btl_rwv_params.h"
+#include "btl_rwv_pvars.h"
 #include "btl_rwv_hotset.h"
 
 static int rwv_open (void);
+static int rwv_register (void);
 static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_threads,
                                          bool enable_mpi_threads);
 
@@ -44,7 +46,7 @@ mca_btl_rwv_component_t mca_btl_rwv_component = {
             .mca_component_name = "rwv",
             MCA_BASE_MAKE_VERSION(component, RWV_VERSION_MAJOR, RWV_VERSION_MINOR, RWV_VERSION_RELEASE),
             .mca_open_component = rwv_open,
-            .mca_register_component_params = mca_btl_rwv_params_register,
+            .mca_register_component_params = rwv_register,
         },
         .btl_data = {
             .param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT
@@ -56,6 +58,15 @@ mca_btl_rwv_component_t mca_btl_rwv_component = {
 
 /* libopen-pal's copy of the machine topology, loaded at start-up */
 extern hwloc_topology_t opal_hwloc_topology;
+
+/* Parameters first, then the performance variables that report on them. */
+static int rwv_register (void)
+{
+    int rc = mca_btl_rwv_params_register ();
+
+    mca_btl_rwv_pvars_register ();
+    return rc;
+}
 
 static int rwv_open (void)
 {

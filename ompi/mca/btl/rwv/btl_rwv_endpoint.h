@@ -56,27 +56,12 @@ OBJ_CLASS_DECLARATION(mca_btl_rwv_endpoint_t);
 
 #define RWV_TRACE(...) opal_output_verbose (MCA_BASE_VERBOSE_TRACE, opal_btl_base_framework.framework_output, __VA_ARGS__)
 
-mca_btl_rwv_endpoint_t *mca_btl_rwv_endpoint_lookup (opal_proc_t *proc,
-                                                     bool create);
-/* the peer's rail on the same network as our RAIL, in the first family
- * btl_rwv_ip_family allows that both have there (into *FAMILY unless
- * NULL); -1 if none */
-int mca_btl_rwv_peer_rail_for (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_rail_t *rail,
-                               int *family);
-
 /* The connection for the next eager message (btl_rwv_eager_rail), started
  * if needed; NULL when the peer is unreachable. */
 mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint);
 /* The ready connections on every live rail to the peer, starting any not
  * yet started; returns how many. */
 int mca_btl_rwv_endpoint_ready_conns (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_conn_t **conns);
-/* Could another rail still carry traffic to this peer? */
-int mca_btl_rwv_endpoint_live_rails (const mca_btl_rwv_endpoint_t *endpoint, const mca_btl_rwv_conn_t *except);
-static inline bool mca_btl_rwv_endpoint_has_live_rail (const mca_btl_rwv_endpoint_t *endpoint,
-                                                       const mca_btl_rwv_conn_t *except)
-{
-    return mca_btl_rwv_endpoint_live_rails (endpoint, except) > 0;
-}
 /* btl_rwv_put_completion delivered: every put completes only once at the target. */
 static inline bool mca_btl_rwv_puts_complete_remotely (void)
 {

@@ -47,6 +47,7 @@
 
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
+#include "btl_rwv_peer.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_atomic.h"
 #include "btl_rwv_fetch.h"

@@ -72,10 +72,6 @@ mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc_sized (struct mca_btl_base_endpoint_t
     return mca_btl_rwv_frag_get (small ? &module->small_frags : &module->eager_frags, endpoint, flags);
 }
 
-void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag)
-{
-    opal_free_list_return (frag->list, &frag->base.super);
-}
 
 static bool mca_btl_rwv_frag_unheld (const mca_btl_rwv_frag_t *frag)
 {

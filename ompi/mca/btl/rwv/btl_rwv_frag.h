@@ -139,7 +139,10 @@ mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endp
  * from the small buffers where they are enough */
 mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc_sized (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags,
                                                   size_t bytes);
-void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag);
+static inline void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag)
+{
+    opal_free_list_return (frag->list, &frag->base.super);
+}
 /* The BTL's descriptor calls (ob1 allocates, fills, frees send descriptors) */
 mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,
                                                          struct mca_btl_base_endpoint_t *endpoint,

@@ -22,6 +22,7 @@
 #include "btl_rwv.h"
 #include "btl_rwv_cm_thread.h"
 #include "btl_rwv_endpoint.h"
+#include "btl_rwv_peer.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_handshake.h"
 #include "btl_rwv_poll.h"

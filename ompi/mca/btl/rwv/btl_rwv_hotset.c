@@ -54,32 +54,6 @@ static struct {
     uint64_t demotions;
 } rwv_hot;
 
-/* ------------------------------------------------------------ parameters */
-
-bool mca_btl_rwv_hotset_params_valid (void)
-{
-    mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
-    char value[32];
-
-    /* a small ring left at its defaults is never larger than a large one */
-    if (mca_btl_rwv_param_is_default ("cold_slots") && c->cold_slots > c->eager_slots) {
-        c->cold_slots = c->eager_slots;
-    }
-    if (mca_btl_rwv_param_is_default ("cold_slot_size") && c->cold_slot_size > c->eager_slot_size) {
-        c->cold_slot_size = c->eager_slot_size;
-    }
-    snprintf (value, sizeof (value), "%d", c->cold_slots);
-    if (c->cold_slots > c->eager_slots) {
-        return mca_btl_rwv_invalid ("btl_rwv_cold_slots", value, "use 2 to 64 slots, at most btl_rwv_eager_slots");
-    }
-    snprintf (value, sizeof (value), "%d", c->cold_slot_size);
-    if (c->cold_slot_size > c->eager_slot_size) {
-        return mca_btl_rwv_invalid ("btl_rwv_cold_slot_size", value,
-                                    "use a multiple of 8 from 128 to btl_rwv_eager_slot_size");
-    }
-    return true;
-}
-
 /* ------------------------------------------------------------ the rings */
 
 static size_t rwv_hot_ring_bytes (void)

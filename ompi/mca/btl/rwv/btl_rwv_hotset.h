@@ -31,7 +31,6 @@ typedef struct mca_btl_rwv_hotset_stats_t {
 
 /* What the parameter table cannot check (btl_rwv_params.c): a cold ring
  * against the large one; defaults follow a smaller large ring. */
-bool mca_btl_rwv_hotset_params_valid (void);
 void mca_btl_rwv_hotset_fini (void);
 
 /* A message was consumed from this connection's rings: count it, and

@@ -14,6 +14,7 @@
 
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
+#include "btl_rwv_peer.h"
 #include "btl_rwv_links.h"
 
 #define MCA_BTL_RWV_LINK_CHECK_INTERVAL 0.1 /* seconds */

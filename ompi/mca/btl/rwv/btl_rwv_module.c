@@ -16,6 +16,7 @@
 #include "btl_rwv_cma.h"
 #include "btl_rwv_cm_thread.h"
 #include "btl_rwv_endpoint.h"
+#include "btl_rwv_peer.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
 #include "btl_rwv_poll.h"

@@ -20,9 +20,7 @@
 #include "btl_rwv.h"
 #include "btl_rwv_addr.h"
 #include "btl_rwv_frag.h"
-#include "btl_rwv_hotset.h"
 #include "btl_rwv_params.h"
-#include "btl_rwv_pvars.h"
 
 /* One btl_rwv_ parameter: how it is registered and which values it takes.
  * The range an INT takes is checked at init and shown in its description
@@ -291,7 +289,6 @@ int mca_btl_rwv_params_register (void)
     (void) mca_base_component_var_register (&c->super.btl_version, "backends_built",
         "Rail backends this build can use (read only)", MCA_BASE_VAR_TYPE_STRING, NULL, 0,
         MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_CONSTANT, &c->backends);
-    mca_btl_rwv_pvars_register ();
 
     /* the standard BTL parameters: btl_rwv_eager_limit, _exclusivity, _put_limit, ... */
     template->btl_eager_limit = MCA_BTL_RWV_DEFAULT_SLOT_SIZE - sizeof (mca_btl_rwv_eager_hdr_t);
@@ -416,6 +413,33 @@ static bool rwv_if_list_valid (const char *param, const char *list)
     return true;
 }
 
+/* The hot set's rings: a small ring left at its defaults follows a large
+ * one made smaller; one set larger is refused. */
+static bool rwv_hotset_params_valid (void)
+{
+    mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
+    char value[32];
+
+    /* a small ring left at its defaults is never larger than a large one */
+    if (mca_btl_rwv_param_is_default ("cold_slots") && c->cold_slots > c->eager_slots) {
+        c->cold_slots = c->eager_slots;
+    }
+    if (mca_btl_rwv_param_is_default ("cold_slot_size") && c->cold_slot_size > c->eager_slot_size) {
+        c->cold_slot_size = c->eager_slot_size;
+    }
+    snprintf (value, sizeof (value), "%d", c->cold_slots);
+    if (c->cold_slots > c->eager_slots) {
+        return mca_btl_rwv_invalid ("btl_rwv_cold_slots", value, "use 2 to 64 slots, at most btl_rwv_eager_slots");
+    }
+    snprintf (value, sizeof (value), "%d", c->cold_slot_size);
+    if (c->cold_slot_size > c->eager_slot_size) {
+        return mca_btl_rwv_invalid ("btl_rwv_cold_slot_size", value,
+                                    "use a multiple of 8 from 128 to btl_rwv_eager_slot_size");
+    }
+    return true;
+}
+
+
 bool mca_btl_rwv_params_valid (void)
 {
     mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
@@ -433,7 +457,7 @@ bool mca_btl_rwv_params_valid (void)
                                     "this build has no verbs rail (btl_rwv_backends_built): configure found no "
                                     "libibverbs-dev and librdmacm-dev");
     }
-    if (!rwv_ring_size_valid () || !mca_btl_rwv_hotset_params_valid ()) {
+    if (!rwv_ring_size_valid () || !rwv_hotset_params_valid ()) {
         return false;
     }
     rwv_derive_eager_limits ();

@@ -39,6 +39,7 @@
 #include "btl_rwv.h"
 #include "btl_rwv_cma.h"
 #include "btl_rwv_endpoint.h"
+#include "btl_rwv_peer.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rdma.h"
 #include "btl_rwv_stripe.h"
