@@ -247,9 +247,6 @@ static inline void mca_btl_rwv_count (mca_btl_rwv_counter_t which)
 #define MCA_BTL_RWV_UNLOCK(module) mca_btl_rwv_unlock (module)
 
 /* btl_rwv_module.c */
-/* With regs_lock held: does [address, address + width) lie in memory we
- * registered under KEY with every right in ACCESS? */
-bool mca_btl_rwv_registered_for (uint64_t key, uint64_t address, size_t width, int32_t access);
 int mca_btl_rwv_module_init (void);
 
 /* btl_rwv_send.c */

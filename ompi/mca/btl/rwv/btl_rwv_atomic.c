@@ -32,6 +32,7 @@
 #include "btl_rwv_frag.h"
 #include "btl_rwv_atomic.h"
 #include "btl_rwv_rdma.h"
+#include "btl_rwv_reg.h"
 #include "btl_rwv_recv.h"
 
 

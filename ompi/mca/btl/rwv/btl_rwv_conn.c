@@ -27,6 +27,7 @@
 #include "btl_rwv_handshake.h"
 #include "btl_rwv_probe.h"
 #include "btl_rwv_rejoin.h"
+#include "btl_rwv_ring.h"
 #include "btl_rwv_shm.h"
 
 /* Where a new rail's estimate starts: level with the best one so far. */
@@ -154,11 +155,6 @@ out_free:
     mca_btl_rwv_ring_unavailable (conn, what);
     free (conn);
     return NULL;
-}
-
-void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn)
-{
-    mca_btl_rwv_conn_hooks ()->drop_shared (conn);
 }
 
 static const char mca_btl_rwv_no_goodbye[] = "the peer closed the connection without saying goodbye";

@@ -207,6 +207,15 @@ static inline const mca_btl_rwv_conn_hooks_t *mca_btl_rwv_conn_hooks (void)
     return mca_btl_rwv_component.module->conn_hooks;
 }
 
+/* Closed or starting afresh: what the rail's connections share goes back
+ * at once, so other peers do not wait for this one to reconnect (the
+ * transport writes no more into them): the hot ring it had or was
+ * offered, and the read buffer of a message it sent. */
+static inline void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_conn_hooks ()->drop_shared (conn);
+}
+
 /* A connection object on RAIL, idle, with its receive ring; NULL (and
  * rwv's message, once) if the ring cannot be had. */
 mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (struct mca_btl_base_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail);
@@ -214,11 +223,7 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (struct mca_btl_base_endpoint_t *end
  * fails what still waits on it and frees it. */
 void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_set_state (mca_btl_rwv_conn_t *conn, mca_btl_rwv_conn_state_t state);
-/* Closed or starting afresh: what the rail's connections share goes back
- * at once, so other peers do not wait for this one to reconnect (the
- * transport writes no more into them): the hot ring it had or was
- * offered, and the read buffer of a message it sent. */
-void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn);
+
 /* The rails' connection events (mca_btl_rwv_rail_events_t) that end or
  * refuse a connection. */
 void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why);
@@ -244,6 +249,12 @@ static inline bool mca_btl_rwv_large_ring_notifies (const mca_btl_rwv_rail_t *ra
 {
     return MCA_BTL_RWV_EAGER_CQ == mca_btl_rwv_component.eager_mode ||
         (MCA_BTL_RWV_EAGER_AUTO == mca_btl_rwv_component.eager_mode && !rail->ordered_placement);
+}
+
+/* Did the peer write its goodbye (it is finalizing) into our ring's tail? */
+static inline bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn)
+{
+    return 0 != conn->local.tail[MCA_BTL_RWV_TAIL_GOODBYE];
 }
 
 static inline bool mca_btl_rwv_conn_ready (const mca_btl_rwv_conn_t *conn)

@@ -388,19 +388,3 @@ const mca_btl_rwv_rail_events_t mca_btl_rwv_conn_events = {
     .remote_data = mca_btl_rwv_conn_remote_data,
     .notified = mca_btl_rwv_conn_notified,
 };
-
-/* ------------------------------------------------------------ goodbye */
-
-bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn)
-{
-    return 0 != conn->local.tail[MCA_BTL_RWV_TAIL_GOODBYE];
-}
-
-/* Before closing at finalize: a write the peer sees before the close
- * (same stream), so it can tell our departure from our death. */
-void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn)
-{
-    static const uint64_t one = 1;
-
-    (void) mca_btl_rwv_tail_inject (conn, MCA_BTL_RWV_TAIL_GOODBYE, &one);
-}

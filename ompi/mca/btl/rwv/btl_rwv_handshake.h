@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
-/* The connection handshake, and the goodbye at finalize (btl_rwv_handshake.c). */
+/* The connection handshake (btl_rwv_handshake.c). */
 #ifndef MCA_BTL_RWV_HANDSHAKE_H
 #define MCA_BTL_RWV_HANDSHAKE_H
 
@@ -18,9 +18,6 @@ void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data
 void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn);
 /* The active side, connected: its first message, then what waited */
 void mca_btl_rwv_conn_speak (mca_btl_rwv_conn_t *conn);
-/* at finalize, before closing: the peer can tell our departure from our death */
-void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn);
-bool mca_btl_rwv_conn_peer_said_goodbye (const mca_btl_rwv_conn_t *conn);
 
 END_C_DECLS
 

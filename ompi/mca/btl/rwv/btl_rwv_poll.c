@@ -43,11 +43,6 @@ int mca_btl_rwv_poll_add (mca_btl_rwv_conn_t *conn)
     return OPAL_SUCCESS;
 }
 
-int mca_btl_rwv_poll_want (mca_btl_rwv_conn_t *conn)
-{
-    return conn->poll_index < 0 ? mca_btl_rwv_poll_add (conn) : OPAL_SUCCESS;
-}
-
 /* The last one takes its place: a pass running meanwhile sees it twice at most. */
 void mca_btl_rwv_poll_remove (mca_btl_rwv_conn_t *conn)
 {

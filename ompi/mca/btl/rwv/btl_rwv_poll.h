@@ -15,8 +15,12 @@ BEGIN_C_DECLS
 
 /* a new connection joins the polled ones (under the module lock) */
 int mca_btl_rwv_poll_add (mca_btl_rwv_conn_t *conn);
-/* a connection that needs looking at joins them if not there (under the module lock) */
-int mca_btl_rwv_poll_want (mca_btl_rwv_conn_t *conn);
+/* a connection that needs looking at joins them if not there (under the
+ * module lock): on every message sent that waits for the peer */
+static inline int mca_btl_rwv_poll_want (mca_btl_rwv_conn_t *conn)
+{
+    return conn->poll_index < 0 ? mca_btl_rwv_poll_add (conn) : OPAL_SUCCESS;
+}
 /* a quiet or destroyed connection leaves them (under the module lock) */
 void mca_btl_rwv_poll_remove (mca_btl_rwv_conn_t *conn);
 /* at finalize, the polled list and every list it replaced */

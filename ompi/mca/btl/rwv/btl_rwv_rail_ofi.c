@@ -41,203 +41,12 @@
 #include "btl_rwv_rail.h"
 #include "btl_rwv_rail_ofi.h"
 
-static mca_btl_rwv_ofi_rail_t *ofi_rail (mca_btl_rwv_rail_t *rail)
-{
-    return (mca_btl_rwv_ofi_rail_t *) rail;
-}
-
-static struct fid_ep *ofi_ep (const mca_btl_rwv_conn_t *conn)
-{
-    return ((mca_btl_rwv_ofi_ep_t *) conn->backend)->ep;
-}
-
 static int ofi_errno_to_opal (ssize_t rc)
 {
     if (-FI_EAGAIN == rc || -FI_ENOMEM == rc) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     return 0 == rc ? OPAL_SUCCESS : OPAL_ERROR;
-}
-
-/* ------------------------------------------------------------ endpoints */
-
-static void ofi_ep_close (mca_btl_rwv_ofi_ep_t *oep)
-{
-    if (oep->abandoned) {
-        opal_list_remove_item (&oep->rail->abandoned, &oep->item);
-        oep->abandoned = false;
-    }
-    mca_btl_rwv_ofi_ep_retire (oep);
-    if (NULL != oep->ep) {
-        (void) fi_close (&oep->ep->fid);
-        mca_btl_rwv_ofi_cq_release (oep->rail, oep->cq_slot);
-    }
-    mca_btl_rwv_ofi_ep_release (oep);
-}
-
-static int ofi_ep_open (mca_btl_rwv_ofi_rail_t *rail, mca_btl_rwv_conn_t *conn, struct fi_info *info)
-{
-    mca_btl_rwv_ofi_ep_t *oep = calloc (1, sizeof (*oep));
-    const char *step = "fi_endpoint";
-    int rc;
-
-    if (NULL == oep) {
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
-    mca_btl_rwv_ofi_ep_init (oep, rail);
-    oep->conn = conn;
-    oep->connecting = true;
-    oep->cq_slot = mca_btl_rwv_ofi_cq_for_new_ep (rail);
-    rc = fi_endpoint (rail->domain, info, &oep->ep, oep);
-    if (0 == rc) {
-        rail->cqs[oep->cq_slot].eps++;
-        step = "binding the event queue";
-        rc = fi_ep_bind (oep->ep, &rail->eq->fid, 0);
-    }
-    if (0 == rc) {
-        step = "binding the completion queue";
-        rc = fi_ep_bind (oep->ep, &rail->cqs[oep->cq_slot].cq->fid, FI_TRANSMIT | FI_RECV);
-    }
-    if (0 == rc) {
-        step = "fi_enable";
-        rc = fi_enable (oep->ep);
-    }
-    if (0 == rc && rail->super.notify_by_send) {
-        step = "posting receives for notifying sends";
-        rc = mca_btl_rwv_ofi_post_recvs (oep);
-    }
-    if (0 != rc) {
-        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
-                             "btl/rwv: %s: endpoint setup failed at %s: %s", rail->super.name, step,
-                             fi_strerror (-rc));
-        ofi_ep_close (oep);
-        return OPAL_ERROR;
-    }
-    conn->backend = oep;
-    return OPAL_SUCCESS;
-}
-
-/* A listener's info made an active endpoint's: from this rail's address,
- * any port, to PEER (the verbs provider resolves the route when the
- * endpoint is made, so it needs the peer then; tcp only at fi_connect). */
-static int ofi_info_aim (struct fi_info *info, const struct sockaddr_storage *peer)
-{
-    size_t len = AF_INET6 == peer->ss_family ? sizeof (struct sockaddr_in6) : sizeof (struct sockaddr_in);
-
-    if (AF_INET6 == ((struct sockaddr *) info->src_addr)->sa_family) {
-        ((struct sockaddr_in6 *) info->src_addr)->sin6_port = 0;
-    } else {
-        ((struct sockaddr_in *) info->src_addr)->sin_port = 0;
-    }
-    free (info->dest_addr);
-    if (NULL == (info->dest_addr = malloc (len))) {
-        info->dest_addrlen = 0;
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
-    memcpy (info->dest_addr, peer, len);
-    info->dest_addrlen = len;
-    return OPAL_SUCCESS;
-}
-
-static int ofi_connect (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, const void *cm, size_t cm_len)
-{
-    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
-    struct sockaddr_storage peer;
-    struct fi_info *info = fi_dupinfo (rail->info[conn->family]);
-    int rc;
-
-    if (NULL == info) {
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
-    mca_btl_rwv_ip_to_sockaddr (&conn->peer_ip, conn->peer_port, if_nametoindex (r->ifname), &peer);
-    rc = ofi_info_aim (info, &peer);
-    if (OPAL_SUCCESS == rc) {
-        rc = ofi_ep_open (rail, conn, info);
-    }
-    fi_freeinfo (info);
-    if (OPAL_SUCCESS != rc) {
-        return rc;
-    }
-    rc = fi_connect (ofi_ep (conn), &peer, cm, cm_len);
-    if (0 != rc) {
-        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
-                             "btl/rwv: %s: fi_connect failed: %s", r->name, fi_strerror (-rc));
-        ofi_ep_close (conn->backend);
-        conn->backend = NULL;
-        return OPAL_ERROR;
-    }
-    return OPAL_SUCCESS;
-}
-
-static int ofi_accept (mca_btl_rwv_rail_t *r, mca_btl_rwv_conn_t *conn, void *request, const void *cm,
-                       size_t cm_len)
-{
-    struct fi_info *info = (struct fi_info *) request;
-    int rc = ofi_ep_open (ofi_rail (r), conn, info);
-
-    fi_freeinfo (info);
-    if (OPAL_SUCCESS != rc) {
-        return rc;
-    }
-    rc = fi_accept (ofi_ep (conn), cm, cm_len);
-    if (0 != rc) {
-        ofi_ep_close (conn->backend);
-        conn->backend = NULL;
-        return OPAL_ERROR;
-    }
-    return OPAL_SUCCESS;
-}
-
-/* Where a connection request came from: the provider puts the peer's
- * address in the request's dest_addr.  NULL if it does not. */
-static const mca_btl_rwv_ip_t *ofi_source_ip (const struct fi_info *info, mca_btl_rwv_ip_t *ip)
-{
-    const struct sockaddr *sa = (const struct sockaddr *) info->dest_addr;
-
-    if (NULL == sa || info->dest_addrlen < sizeof (struct sockaddr_in) ||
-        (AF_INET6 == sa->sa_family && info->dest_addrlen < sizeof (struct sockaddr_in6))) {
-        return NULL;
-    }
-    return mca_btl_rwv_ip_from_sockaddr (sa, ip) ? ip : NULL;
-}
-
-static void ofi_reject (mca_btl_rwv_rail_t *r, void *request)
-{
-    struct fi_info *info = (struct fi_info *) request;
-    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
-    mca_btl_rwv_ip_t src;
-    int family = NULL != ofi_source_ip (info, &src) ? mca_btl_rwv_ip_family (&src) : MCA_BTL_RWV_IPV4;
-    struct fid_pep *pep = rail->pep[family] ? rail->pep[family] : rail->pep[!family];
-
-    (void) fi_reject (pep, info->handle, NULL, 0);
-    fi_freeinfo (info);
-}
-
-static void ofi_disconnect (mca_btl_rwv_conn_t *conn)
-{
-    mca_btl_rwv_ofi_ep_t *oep = (mca_btl_rwv_ofi_ep_t *) conn->backend;
-
-    if (NULL == oep) {
-        return;
-    }
-    mca_btl_rwv_ofi_cq_taint (oep);
-    conn->backend = NULL;
-    oep->conn = NULL;
-    if (oep->connecting) {
-        /* closed when its last event arrives, or with the rail */
-        opal_list_append (&oep->rail->abandoned, &oep->item);
-        oep->abandoned = true;
-        return;
-    }
-    (void) fi_shutdown (oep->ep, 0);
-    ofi_ep_close (oep);
-}
-
-void mca_btl_rwv_ofi_close_abandoned (mca_btl_rwv_ofi_rail_t *rail)
-{
-    while (!opal_list_is_empty (&rail->abandoned)) {
-        ofi_ep_close (mca_btl_rwv_ofi_ep_of_item (opal_list_get_first (&rail->abandoned)));
-    }
 }
 
 /* ------------------------------------------------------------ data */
@@ -252,7 +61,7 @@ static ssize_t ofi_write_delivered (mca_btl_rwv_conn_t *conn, const void *buf, s
     struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .rma_iov = &rma_iov,
                              .rma_iov_count = 1, .context = op};
 
-    return fi_writemsg (ofi_ep (conn), &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    return fi_writemsg (mca_btl_rwv_ofi_ep_of (conn), &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
 }
 
 /* A ring write the transport took: counted, and told by a send where the
@@ -277,9 +86,9 @@ static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, voi
     if (delivered && !data) {
         rc = ofi_write_delivered (conn, buf, len, desc, raddr, rkey, op);
     } else if (data) {
-        rc = fi_writedata (ofi_ep (conn), buf, len, desc, imm, 0, raddr, rkey, op);
+        rc = fi_writedata (mca_btl_rwv_ofi_ep_of (conn), buf, len, desc, imm, 0, raddr, rkey, op);
     } else {
-        rc = fi_write (ofi_ep (conn), buf, len, desc, 0, raddr, rkey, op);
+        rc = fi_write (mca_btl_rwv_ofi_ep_of (conn), buf, len, desc, 0, raddr, rkey, op);
     }
     if (0 != rc) {
         mca_btl_rwv_op_posted (op, false);
@@ -303,7 +112,7 @@ static int ofi_write_gather (mca_btl_rwv_conn_t *conn, const struct iovec *iov, 
         rma_iov.len += iov[i].iov_len;
     }
     mca_btl_rwv_op_posted (op, true); /* before: another thread may see it complete */
-    rc = fi_writemsg (ofi_ep (conn), &msg, FI_COMPLETION | (data ? FI_REMOTE_CQ_DATA : 0));
+    rc = fi_writemsg (mca_btl_rwv_ofi_ep_of (conn), &msg, FI_COMPLETION | (data ? FI_REMOTE_CQ_DATA : 0));
     if (0 != rc) {
         mca_btl_rwv_op_posted (op, false);
         return ofi_errno_to_opal (rc);
@@ -329,7 +138,7 @@ static void ofi_batch_complete (mca_btl_rwv_op_t *op, int status)
 static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, int count, uint64_t rkey,
                        bool with_imm)
 {
-    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (conn->rail);
+    mca_btl_rwv_ofi_rail_t *rail = mca_btl_rwv_ofi_rail_of (conn->rail);
     mca_btl_rwv_ofi_batch_t *batch;
     struct iovec local[2 * MCA_BTL_RWV_MAX_BATCH];
     struct fi_rma_iov remote[MCA_BTL_RWV_MAX_BATCH];
@@ -358,7 +167,7 @@ static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, i
     msg.iov_count = pieces;
     msg.context = &batch->op;
     mca_btl_rwv_op_posted (&batch->op, true);
-    rc = fi_writemsg (ofi_ep (conn), &msg, FI_COMPLETION);
+    rc = fi_writemsg (mca_btl_rwv_ofi_ep_of (conn), &msg, FI_COMPLETION);
     if (0 != rc) {
         for (int i = 0 ; i < count ; ++i) {
             mca_btl_rwv_op_posted (iov[i].op, false);
@@ -376,8 +185,8 @@ static int ofi_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t l
                              uint64_t rkey, bool with_imm, uint32_t imm)
 {
     bool by_send = with_imm && conn->rail->notify_by_send;
-    ssize_t rc = with_imm && !by_send ? fi_inject_writedata (ofi_ep (conn), buf, len, imm, 0, raddr, rkey)
-                                      : fi_inject_write (ofi_ep (conn), buf, len, 0, raddr, rkey);
+    ssize_t rc = with_imm && !by_send ? fi_inject_writedata (mca_btl_rwv_ofi_ep_of (conn), buf, len, imm, 0, raddr, rkey)
+                                      : fi_inject_write (mca_btl_rwv_ofi_ep_of (conn), buf, len, 0, raddr, rkey);
 
     if (0 != rc) {
         return ofi_errno_to_opal (rc);
@@ -395,7 +204,7 @@ static int ofi_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc
     ssize_t rc;
 
     mca_btl_rwv_op_posted (op, true);
-    rc = fi_read (ofi_ep (conn), buf, len, desc, 0, raddr, rkey, op);
+    rc = fi_read (mca_btl_rwv_ofi_ep_of (conn), buf, len, desc, 0, raddr, rkey, op);
     if (0 != rc) {
         mca_btl_rwv_op_posted (op, false);
     } else {
@@ -415,7 +224,7 @@ static int ofi_mr_reg (mca_btl_rwv_rail_t *r, void *base, size_t len, mca_btl_rw
         [MCA_BTL_RWV_ACCESS_OWN_RING] = FI_REMOTE_WRITE | FI_REMOTE_READ,
         [MCA_BTL_RWV_ACCESS_RDMA] = FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE,
     };
-    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
+    mca_btl_rwv_ofi_rail_t *rail = mca_btl_rwv_ofi_rail_of (r);
     struct fid_mr *fmr;
     int rc;
 
@@ -436,108 +245,9 @@ static void ofi_mr_dereg (mca_btl_rwv_rail_t *r, void *mr)
     (void) fi_close (&((struct fid_mr *) mr)->fid);
 }
 
-/* ------------------------------------------------------------ progress */
-
-static void ofi_cm_event (mca_btl_rwv_ofi_rail_t *rail, uint32_t event, struct fi_eq_cm_entry *entry, size_t len)
-{
-    size_t cm_len = len > sizeof (*entry) ? len - sizeof (*entry) : 0;
-    mca_btl_rwv_ofi_ep_t *oep;
-
-    if (FI_CONNREQ == event) {
-        mca_btl_rwv_ip_t src;
-
-        rail->super.events->request (&rail->super, entry->info, entry->data, cm_len, ofi_source_ip (entry->info, &src));
-        return;
-    }
-    oep = (mca_btl_rwv_ofi_ep_t *) entry->fid->context;
-    if (FI_CONNECTED == event) {
-        oep->connecting = false;
-        if (NULL == oep->conn) {
-            ofi_ep_close (oep);
-        } else {
-            rail->super.events->established (oep->conn, entry->data, cm_len);
-        }
-    } else if (FI_SHUTDOWN == event && NULL != oep->conn) {
-        rail->super.events->closed (oep->conn);
-    }
-}
-
-static void ofi_cm_error (mca_btl_rwv_ofi_rail_t *rail)
-{
-    struct fi_eq_err_entry err = {0};
-    mca_btl_rwv_ofi_ep_t *oep;
-    char why[128];
-
-    if (fi_eq_readerr (rail->eq, &err, 0) < 0 || NULL == err.fid) {
-        return;
-    }
-    for (int f = 0 ; f < MCA_BTL_RWV_FAMILIES ; ++f) {
-        if (rail->pep[f] && &rail->pep[f]->fid == err.fid) {
-            return;
-        }
-    }
-    oep = (mca_btl_rwv_ofi_ep_t *) err.fid->context;
-    oep->connecting = false;
-    if (NULL == oep->conn) {
-        ofi_ep_close (oep);     /* an abandoned attempt, refused as expected */
-        return;
-    }
-    /* fi_strerror's buffer may be reused before we are done with it */
-    snprintf (why, sizeof (why), "%s", fi_strerror (err.err));
-    if (FI_ECONNREFUSED == err.err) {
-        rail->super.events->refused (oep->conn, why);
-    } else {
-        rail->super.events->failed (oep->conn, why);
-    }
-}
-
-/* a connection event with the largest private data rwv sends */
-typedef union {
-    struct fi_eq_cm_entry entry;
-    unsigned char bytes[sizeof (struct fi_eq_cm_entry) + RWV_OFI_CM_MAX];
-} ofi_cm_buf_t;
-
-static int ofi_poll_connections (mca_btl_rwv_rail_t *r)
-{
-    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
-    ofi_cm_buf_t buf;
-    uint32_t event;
-    ssize_t len = fi_eq_read (rail->eq, &event, &buf, sizeof (buf), 0);
-
-    if (!opal_list_is_empty (&rail->closed)) {
-        mca_btl_rwv_ofi_sweep_closed (rail);
-    }
-    if (-FI_EAVAIL == len) {
-        ofi_cm_error (rail);
-        return 1;
-    }
-    if (len < 0) {
-        return 0;
-    }
-    ofi_cm_event (rail, event, &buf.entry, (size_t) len);
-    return 1;
-}
-
-
-/* The tcp provider makes its event queue's fd the wait fd of all its
- * sockets: data arriving for the application wakes it too, so a peek
- * tells an event from the provider's own traffic. */
-static mca_btl_rwv_cm_state_t ofi_cm_state (mca_btl_rwv_rail_t *r)
-{
-    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
-    struct fid *fids[1] = {&rail->eq->fid};
-    ofi_cm_buf_t buf;
-    uint32_t event;
-
-    if (-FI_EAGAIN != fi_eq_read (rail->eq, &event, &buf, sizeof (buf), FI_PEEK)) {
-        return MCA_BTL_RWV_CM_EVENT;
-    }
-    return FI_SUCCESS == fi_trywait (rail->fabric, fids, 1) ? MCA_BTL_RWV_CM_IDLE : MCA_BTL_RWV_CM_BUSY;
-}
-
 static bool ofi_link_up (mca_btl_rwv_rail_t *r)
 {
-    mca_btl_rwv_ofi_rail_t *rail = ofi_rail (r);
+    mca_btl_rwv_ofi_rail_t *rail = mca_btl_rwv_ofi_rail_of (r);
     struct ifreq ifr;
 
     if (r->addr.loopback || rail->ioctl_fd < 0) {
@@ -552,10 +262,10 @@ static bool ofi_link_up (mca_btl_rwv_rail_t *r)
 }
 
 const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
-    .connect = ofi_connect,
-    .accept = ofi_accept,
-    .reject = ofi_reject,
-    .disconnect = ofi_disconnect,
+    .connect = mca_btl_rwv_ofi_connect,
+    .accept = mca_btl_rwv_ofi_accept,
+    .reject = mca_btl_rwv_ofi_reject,
+    .disconnect = mca_btl_rwv_ofi_disconnect,
     .write = ofi_write,
     .writev = ofi_writev,
     .write_gather = ofi_write_gather,
@@ -564,8 +274,8 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
     .mr_reg = ofi_mr_reg,
     .mr_dereg = ofi_mr_dereg,
     .poll_completions = mca_btl_rwv_ofi_poll_completions,
-    .poll_connections = ofi_poll_connections,
-    .cm_state = ofi_cm_state,
+    .poll_connections = mca_btl_rwv_ofi_poll_connections,
+    .cm_state = mca_btl_rwv_ofi_cm_state,
     .link_up = ofi_link_up,
     .close = mca_btl_rwv_ofi_rail_close,
 };

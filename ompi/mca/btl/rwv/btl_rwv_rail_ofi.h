@@ -15,6 +15,7 @@
 #include "opal/class/opal_list.h"
 #include "rwv_opal_compat.h"
 
+#include "btl_rwv_conn.h"
 #include "btl_rwv_rail.h"
 
 BEGIN_C_DECLS
@@ -99,8 +100,27 @@ static inline mca_btl_rwv_ofi_ep_t *mca_btl_rwv_ofi_ep_of_item (opal_list_item_t
     return (mca_btl_rwv_ofi_ep_t *) ((char *) item - offsetof (mca_btl_rwv_ofi_ep_t, item));
 }
 
-/* btl_rwv_rail_ofi.c */
+static inline mca_btl_rwv_ofi_rail_t *mca_btl_rwv_ofi_rail_of (mca_btl_rwv_rail_t *rail)
+{
+    return (mca_btl_rwv_ofi_rail_t *) rail;
+}
+
+static inline struct fid_ep *mca_btl_rwv_ofi_ep_of (const struct mca_btl_rwv_conn_t *conn)
+{
+    return ((mca_btl_rwv_ofi_ep_t *) conn->backend)->ep;
+}
+
+/* btl_rwv_rail_ofi.c: data, memory, links */
 extern const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops;
+
+/* btl_rwv_rail_ofi_cm.c: connections, the rail ops of that name */
+int mca_btl_rwv_ofi_connect (mca_btl_rwv_rail_t *r, struct mca_btl_rwv_conn_t *conn, const void *cm, size_t cm_len);
+int mca_btl_rwv_ofi_accept (mca_btl_rwv_rail_t *r, struct mca_btl_rwv_conn_t *conn, void *request, const void *cm,
+                            size_t cm_len);
+void mca_btl_rwv_ofi_reject (mca_btl_rwv_rail_t *r, void *request);
+void mca_btl_rwv_ofi_disconnect (struct mca_btl_rwv_conn_t *conn);
+int mca_btl_rwv_ofi_poll_connections (mca_btl_rwv_rail_t *r);
+mca_btl_rwv_cm_state_t mca_btl_rwv_ofi_cm_state (mca_btl_rwv_rail_t *r);
 /* before the rail's queues close: the endpoints still connecting */
 void mca_btl_rwv_ofi_close_abandoned (mca_btl_rwv_ofi_rail_t *rail);
 

@@ -112,7 +112,7 @@ static void verbs_owe_sends (mca_btl_rwv_verbs_qp_t *vqp, unsigned count)
     OPAL_THREAD_UNLOCK(&rail->owing_lock);
 }
 
-static void verbs_pay_sends (mca_btl_rwv_verbs_rail_t *rail)
+void mca_btl_rwv_verbs_pay_sends (mca_btl_rwv_verbs_rail_t *rail)
 {
     opal_list_item_t *item, *next;
 
@@ -130,111 +130,6 @@ static void verbs_pay_sends (mca_btl_rwv_verbs_rail_t *rail)
         }
     }
     OPAL_THREAD_UNLOCK(&rail->owing_lock);
-}
-
-/* ------------------------------------------------------------ requests in flight */
-
-/* A read may go while fewer are in flight than the connection agreed on
- * (MCA_BTL_RWV_VERBS_READS says why). */
-static bool verbs_read_room (mca_btl_rwv_verbs_qp_t *vqp)
-{
-    int out = __atomic_load_n (&vqp->reads_out, __ATOMIC_RELAXED);
-
-    do {
-        if (out >= vqp->reads_max) {
-            return false;
-        }
-    } while (!__atomic_compare_exchange_n (&vqp->reads_out, &out, out + 1, false, __ATOMIC_ACQUIRE,
-                                           __ATOMIC_RELAXED));
-    return true;
-}
-
-/* A free slot for a request with OP on VQP, NULL while
- * MCA_BTL_RWV_VERBS_TRACKED are in flight (or, for a read, as many reads
- * as agreed).  Requests are posted from any thread: the free slots are an
- * atomic mask. */
-static mca_btl_rwv_verbs_slot_t *verbs_slot_take (mca_btl_rwv_verbs_qp_t *vqp, mca_btl_rwv_op_t *op, bool read)
-{
-    uint64_t free_slots = __atomic_load_n (&vqp->slots_free, __ATOMIC_RELAXED);
-    int k;
-
-    if (read && !verbs_read_room (vqp)) {
-        return NULL;
-    }
-    do {
-        if (0 == free_slots) {
-            if (read) {
-                (void) __atomic_sub_fetch (&vqp->reads_out, 1, __ATOMIC_RELAXED);
-            }
-            return NULL;
-        }
-        k = __builtin_ctzll (free_slots);
-    } while (!__atomic_compare_exchange_n (&vqp->slots_free, &free_slots, free_slots & ~(1ull << k), false,
-                                           __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
-    vqp->slots[k].op = op;
-    vqp->slots[k].read = read;
-    return &vqp->slots[k];
-}
-
-/* The slot's op, once: NULL if its queue pair's retirement failed it already. */
-static mca_btl_rwv_op_t *verbs_slot_give (mca_btl_rwv_verbs_slot_t *slot)
-{
-    mca_btl_rwv_op_t *op = slot->op;
-
-    slot->op = NULL;
-    if (slot->read) {
-        (void) __atomic_sub_fetch (&slot->vqp->reads_out, 1, __ATOMIC_RELAXED);
-    }
-    (void) __atomic_fetch_or (&slot->vqp->slots_free, 1ull << (slot - slot->vqp->slots), __ATOMIC_RELEASE);
-    return op;
-}
-
-static uint64_t verbs_slot_id (const mca_btl_rwv_verbs_slot_t *slot)
-{
-    return NULL == slot ? 0 : (uintptr_t) slot | MCA_BTL_RWV_VERBS_SLOT_TAG;
-}
-
-/* The requests of one retired queue pair still in flight, taken from
- * their slots into OPS; -1 when no queue pair has any left. */
-static int verbs_abandoned (mca_btl_rwv_verbs_rail_t *rail, mca_btl_rwv_op_t **ops)
-{
-    mca_btl_rwv_verbs_qp_t *vqp;
-    int count = -1;
-
-    OPAL_THREAD_LOCK(&rail->owing_lock);
-    OPAL_LIST_FOREACH(vqp, &rail->dead, mca_btl_rwv_verbs_qp_t) {
-        if (vqp->abandon) {
-            vqp->abandon = false;
-            (void) __atomic_sub_fetch (&rail->abandoned, 1, __ATOMIC_RELAXED);
-            count = 0;
-            for (int k = 0 ; k < MCA_BTL_RWV_VERBS_TRACKED ; ++k) {
-                if (NULL != vqp->slots[k].op) {
-                    ops[count++] = vqp->slots[k].op;
-                    vqp->slots[k].op = NULL;
-                }
-            }
-            break;
-        }
-    }
-    OPAL_THREAD_UNLOCK(&rail->owing_lock);
-    return count;
-}
-
-/* A failed connection's requests fail with it, whether or not the device
- * flushes them: soft-iWARP never completes a request that went into a user
- * send queue after the queue pair failed, and it would wait for ever.  A
- * flush that does come later finds the slot empty.  Outside the rail's
- * lock: failover posts them again. */
-static void verbs_fail_abandoned (mca_btl_rwv_verbs_rail_t *rail)
-{
-    mca_btl_rwv_op_t *ops[MCA_BTL_RWV_VERBS_TRACKED];
-    int count;
-
-    while (__atomic_load_n (&rail->abandoned, __ATOMIC_ACQUIRE) > 0 && (count = verbs_abandoned (rail, ops)) >= 0) {
-        for (int i = 0 ; i < count ; ++i) {
-            mca_btl_rwv_op_report (ops[i], OPAL_ERR_UNREACH);
-        }
-    }
 }
 
 /* ------------------------------------------------------------ posting */
@@ -262,9 +157,9 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
     mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
     struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len, .lkey = lkey};
     bool signalled = verbs_signal (vqp, op), by_send = verbs_notifies_by_send (conn, opcode);
-    mca_btl_rwv_verbs_slot_t *slot = NULL != op ? verbs_slot_take (vqp, op, IBV_WR_RDMA_READ == opcode) : NULL;
+    mca_btl_rwv_verbs_slot_t *slot = NULL != op ? mca_btl_rwv_verbs_slot_take (vqp, op, IBV_WR_RDMA_READ == opcode) : NULL;
     struct ibv_send_wr wr[2] = {{
-        .wr_id = verbs_slot_id (slot), .sg_list = &sge, .num_sge = 1, .opcode = by_send ? IBV_WR_RDMA_WRITE : opcode,
+        .wr_id = mca_btl_rwv_verbs_slot_id (slot), .sg_list = &sge, .num_sge = 1, .opcode = by_send ? IBV_WR_RDMA_WRITE : opcode,
         .send_flags = flags | (signalled ? IBV_SEND_SIGNALED : 0), .next = by_send ? &wr[1] : NULL,
         .imm_data = htonl (imm), .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
     }, verbs_notify_wr}, *bad = NULL;
@@ -280,7 +175,7 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
     posted = verbs_chain_posted (wr, bad, by_send ? 2 : 1, rc);
     if (0 == posted) {
         if (NULL != slot) {
-            (void) verbs_slot_give (slot);
+            (void) mca_btl_rwv_verbs_slot_give (slot);
         }
         verbs_signal_posted (vqp, signalled, false);
         if (NULL != op) {
@@ -321,7 +216,7 @@ static int verbs_write_fenced (mca_btl_rwv_conn_t *conn, const void *buf, size_t
 {
     mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
     const mca_btl_rwv_frag_t *marker = mca_btl_rwv_component.module->marker;
-    mca_btl_rwv_verbs_slot_t *slot = verbs_slot_take (vqp, op, true);
+    mca_btl_rwv_verbs_slot_t *slot = mca_btl_rwv_verbs_slot_take (vqp, op, true);
     struct ibv_sge sge[2] = {
         {.addr = (uintptr_t) buf, .length = (uint32_t) len, .lkey = lkey},
         {.addr = (uintptr_t) marker->buf, .length = sizeof (uint64_t),
@@ -331,7 +226,7 @@ static int verbs_write_fenced (mca_btl_rwv_conn_t *conn, const void *buf, size_t
         .sg_list = &sge[0], .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE, .next = &wr[1],
         .wr.rdma = {.remote_addr = raddr, .rkey = (uint32_t) rkey},
     }, {
-        .wr_id = verbs_slot_id (slot), .sg_list = &sge[1], .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
+        .wr_id = mca_btl_rwv_verbs_slot_id (slot), .sg_list = &sge[1], .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
         .send_flags = IBV_SEND_SIGNALED,
         .wr.rdma = {.remote_addr = mca_btl_rwv_conn_marker_raddr (conn), .rkey = (uint32_t) conn->peer.tail_rkey},
     }}, *bad = NULL;
@@ -343,7 +238,7 @@ static int verbs_write_fenced (mca_btl_rwv_conn_t *conn, const void *buf, size_t
     mca_btl_rwv_op_posted (op, true); /* before: another thread may see it complete */
     rc = ibv_post_send (vqp->id->qp, wr, &bad);
     if (2 != verbs_chain_posted (wr, bad, 2, rc)) {
-        (void) verbs_slot_give (slot);
+        (void) mca_btl_rwv_verbs_slot_give (slot);
         mca_btl_rwv_op_posted (op, false);
         verbs_signal_posted (vqp, false, false);
         return OPAL_ERR_OUT_OF_RESOURCE;
@@ -379,7 +274,7 @@ static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov,
     struct ibv_send_wr wr[2 * MCA_BTL_RWV_MAX_BATCH], *bad = NULL;
 
     for (int i = 0 ; i < count ; ++i) {
-        if (NULL == (slot[i] = verbs_slot_take (vqp, iov[i].op, false))) {
+        if (NULL == (slot[i] = mca_btl_rwv_verbs_slot_take (vqp, iov[i].op, false))) {
             count = i; /* the rest wait for slots */
             break;
         }
@@ -391,7 +286,7 @@ static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov,
     for (int i = 0 ; i < count ; ++i) {
         sge[i] = (struct ibv_sge) {.addr = (uintptr_t) iov[i].buf, .length = (uint32_t) iov[i].len,
                                    .lkey = ((struct ibv_mr *) iov[i].desc)->lkey};
-        wr[i * per] = (struct ibv_send_wr) {.wr_id = verbs_slot_id (slot[i]), .sg_list = &sge[i], .num_sge = 1,
+        wr[i * per] = (struct ibv_send_wr) {.wr_id = mca_btl_rwv_verbs_slot_id (slot[i]), .sg_list = &sge[i], .num_sge = 1,
             .opcode = by_send ? IBV_WR_RDMA_WRITE : verbs_write_opcode (with_imm), .send_flags = IBV_SEND_SIGNALED,
             .imm_data = htonl (iov[i].imm),
             .wr.rdma = {.remote_addr = iov[i].raddr, .rkey = (uint32_t) rkey}};
@@ -412,7 +307,7 @@ static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov,
     }
     for (int i = 0 ; i < count ; ++i) {
         if (i >= posted) {
-            (void) verbs_slot_give (slot[i]);
+            (void) mca_btl_rwv_verbs_slot_give (slot[i]);
             mca_btl_rwv_op_posted (iov[i].op, false);
         } else {
             mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
@@ -472,68 +367,6 @@ static void verbs_mr_dereg (mca_btl_rwv_rail_t *r, void *mr)
     (void) ibv_dereg_mr ((struct ibv_mr *) mr);
 }
 
-/* ------------------------------------------------------------ completions */
-
-static int verbs_op_status (enum ibv_wc_status status)
-{
-    if (IBV_WC_SUCCESS == status) {
-        return OPAL_SUCCESS;
-    }
-    return IBV_WC_REM_ACCESS_ERR == status || IBV_WC_REM_INV_REQ_ERR == status ? OPAL_ERR_PERM : OPAL_ERR_UNREACH;
-}
-
-static void verbs_completion (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_wc *wc)
-{
-    mca_btl_rwv_op_t *op;
-
-    if (wc->wr_id & MCA_BTL_RWV_VERBS_RECV_TAG) {
-        mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) (uintptr_t) (wc->wr_id & ~(uint64_t) MCA_BTL_RWV_VERBS_RECV_TAG);
-
-        if (IBV_WC_SUCCESS != wc->status || NULL == vqp->conn) {
-            return;
-        }
-        (void) mca_btl_rwv_verbs_post_recvs (vqp, 1);
-        if (IBV_WC_RECV == wc->opcode) {
-            rail->super.events->notified (vqp->conn); /* a notifying send: its queue pair names the connection */
-        } else {
-            rail->super.events->remote_data (&rail->super, vqp->conn, ntohl (wc->imm_data));
-        }
-        return;
-    }
-    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REAPED);
-    /* said here for requests without an op too: the write of a fenced
-     * pair fails, and its read is only flushed after it */
-    if (IBV_WC_SUCCESS != wc->status && IBV_WC_WR_FLUSH_ERR != wc->status) {
-        opal_output_verbose (MCA_BASE_VERBOSE_ERROR, opal_btl_base_framework.framework_output,
-                             "btl/rwv: %s: operation failed: %s", rail->super.name, ibv_wc_status_str (wc->status));
-    }
-    if (0 == wc->wr_id) {
-        return; /* an inline or fenced write, or a notifying send */
-    }
-    op = verbs_slot_give ((mca_btl_rwv_verbs_slot_t *) (uintptr_t) (wc->wr_id & ~(uint64_t) MCA_BTL_RWV_VERBS_SLOT_TAG));
-    if (NULL != op) {
-        mca_btl_rwv_op_report (op, verbs_op_status (wc->status));
-    }
-}
-
-static int verbs_poll_completions (mca_btl_rwv_rail_t *r)
-{
-    mca_btl_rwv_verbs_rail_t *rail = mca_btl_rwv_verbs_rail (r);
-    struct ibv_wc wc[16];
-    int n = ibv_poll_cq (rail->cq, 16, wc);
-
-    for (int i = 0 ; i < n ; ++i) {
-        verbs_completion (rail, wc + i);
-    }
-    if (!opal_list_is_empty (&rail->owing)) {
-        verbs_pay_sends (rail);
-    }
-    if (n < 16) {
-        verbs_fail_abandoned (rail); /* once the completions already queued are in */
-    }
-    return n > 0 ? n : 0;
-}
-
 static bool verbs_link_up (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_verbs_rail_t *rail = mca_btl_rwv_verbs_rail (r);
@@ -588,7 +421,7 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops = {
     .read = verbs_read,
     .mr_reg = verbs_mr_reg,
     .mr_dereg = verbs_mr_dereg,
-    .poll_completions = verbs_poll_completions,
+    .poll_completions = mca_btl_rwv_verbs_poll_completions,
     .poll_connections = mca_btl_rwv_verbs_poll_connections,
     .cm_state = mca_btl_rwv_verbs_cm_state,
     .link_up = verbs_link_up,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
- * The native verbs backend's own objects, shared by its two files:
- * btl_rwv_rail_verbs.c (connections, data, progress) and
- * btl_rwv_rail_verbs_discover.c (which addresses become rails).
+ * The native verbs backend's own objects, shared by its files:
+ * btl_rwv_rail_verbs.c (data, memory), _cq.c (requests in flight and
+ * completions), _cm.c (connections), _discover.c (which addresses
+ * become rails) and _caps.c (what a device can do).
  */
 #ifndef MCA_BTL_RWV_RAIL_VERBS_H
 #define MCA_BTL_RWV_RAIL_VERBS_H
@@ -104,6 +105,16 @@ static inline mca_btl_rwv_verbs_rail_t *mca_btl_rwv_verbs_rail (mca_btl_rwv_rail
 /* btl_rwv_rail_verbs.c */
 extern const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops;
 void mca_btl_rwv_verbs_rail_close (mca_btl_rwv_rail_t *rail);
+/* the notifying sends owed, where completions made room */
+void mca_btl_rwv_verbs_pay_sends (mca_btl_rwv_verbs_rail_t *rail);
+
+/* btl_rwv_rail_verbs_cq.c: a slot for a request with an op to call back
+ * (NULL: none free, or no room for another read), given back when it
+ * completes (its op, or NULL if failed already), and its work request id */
+mca_btl_rwv_verbs_slot_t *mca_btl_rwv_verbs_slot_take (mca_btl_rwv_verbs_qp_t *vqp, mca_btl_rwv_op_t *op, bool read);
+mca_btl_rwv_op_t *mca_btl_rwv_verbs_slot_give (mca_btl_rwv_verbs_slot_t *slot);
+uint64_t mca_btl_rwv_verbs_slot_id (const mca_btl_rwv_verbs_slot_t *slot);
+int mca_btl_rwv_verbs_poll_completions (mca_btl_rwv_rail_t *rail);
 
 /* btl_rwv_rail_verbs_cm.c: the rail ops for connections, and the
  * receives a queue pair keeps posted */

@@ -83,3 +83,12 @@ int mca_btl_rwv_complete_stored (void)
         ++count;
     }
 }
+
+/* Before closing at finalize: a write the peer sees before the close
+ * (same stream), so it can tell our departure from our death. */
+void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn)
+{
+    static const uint64_t one = 1;
+
+    (void) mca_btl_rwv_tail_inject (conn, MCA_BTL_RWV_TAIL_GOODBYE, &one);
+}

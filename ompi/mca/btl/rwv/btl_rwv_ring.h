@@ -20,6 +20,8 @@ int mca_btl_rwv_ring_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t le
 /* the same from COUNT pieces of memory that need no registration */
 int mca_btl_rwv_ring_write_gathered (mca_btl_rwv_conn_t *conn, const struct iovec *iov, int count, uint64_t raddr,
                                      mca_btl_rwv_op_t *op);
+/* at finalize, before closing: the peer can tell our departure from our death */
+void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn);
 /* completes the writes done as stores; returns how many */
 int mca_btl_rwv_complete_stored (void);
 
