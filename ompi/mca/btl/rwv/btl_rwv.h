@@ -257,6 +257,9 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_
                        struct opal_convertor_t *convertor, void *header, size_t header_size,
                        size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
                        mca_btl_base_descriptor_t **descriptor);
+/* a small message of rwv's own, sent now or queued behind the connection's */
+int mca_btl_rwv_send_control (struct mca_btl_base_endpoint_t *endpoint, mca_btl_base_tag_t tag, void *data,
+                              size_t len);
 
 /* btl_rwv_rdma.c */
 int mca_btl_rwv_put (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,

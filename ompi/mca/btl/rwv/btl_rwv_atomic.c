@@ -176,32 +176,6 @@ static void mca_btl_rwv_atomic_finish (mca_btl_rwv_atomic_t *atomic, uint64_t re
     }
 }
 
-/* The request is small: sendi injects it when the connection has room,
- * else it waits in a descriptor on the connection's queue. */
-static int mca_btl_rwv_send_control (mca_btl_rwv_endpoint_t *endpoint,
-                                     mca_btl_base_tag_t tag, void *data, size_t len)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    mca_btl_base_descriptor_t *des = NULL;
-    int rc;
-
-    rc = mca_btl_rwv_sendi (&module->super, endpoint, NULL, data, len, 0, MCA_BTL_NO_ORDER,
-                            MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, tag, &des);
-    if (OPAL_SUCCESS == rc) {
-        return rc;
-    }
-    if (NULL == des) {
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
-    memcpy (((mca_btl_rwv_frag_t *) des)->buf, data, len);
-    rc = mca_btl_rwv_send (&module->super, endpoint, des, tag);
-    if (rc < 0) {
-        mca_btl_rwv_frag_return ((mca_btl_rwv_frag_t *) des);
-        return rc;
-    }
-    return OPAL_SUCCESS; /* sent at once (1), or queued */
-}
-
 /* Done here, with the CPU's atomics, when the memory is ours or mapped
  * here: osc/rdma passes no remote handle for a shared-memory window on
  * one node, whose addresses are then in our own mapping. */

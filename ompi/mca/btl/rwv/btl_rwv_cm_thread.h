@@ -14,35 +14,13 @@
 #include "btl_rwv.h"
 #include "btl_rwv_conn.h"
 #include "btl_rwv_wire.h"
+#include "btl_rwv_cm_defer.h"
 
 BEGIN_C_DECLS
 
-/* What the connection thread leaves to the application's thread. */
-typedef enum {
-    MCA_BTL_RWV_CM_REQUEST,      /* a request for a connection failover is done with */
-    MCA_BTL_RWV_CM_ESTABLISHED,  /* a connection that re-establishes a rail */
-    MCA_BTL_RWV_CM_REFUSED,
-    MCA_BTL_RWV_CM_FAILED,
-    MCA_BTL_RWV_CM_CLOSED,
-    MCA_BTL_RWV_CM_SPEAK,        /* the active side's first message, then what waited for it */
-} mca_btl_rwv_cm_kind_t;
-
-/* Start the thread once the rails listen (if btl_rwv_connection_thread
- * and every rail can wake it); stop it at finalize before anything goes. */
 void mca_btl_rwv_cm_thread_start (void);
+/* at finalize: the thread stopped, what it left to progress thrown away */
 void mca_btl_rwv_cm_thread_stop (void);
-
-/* In the connection thread: queue KIND for CONN when MUST, or when the
- * connection has events queued already (they keep their order); true if
- * queued.  Elsewhere false. */
-bool mca_btl_rwv_cm_defer (mca_btl_rwv_conn_t *conn, mca_btl_rwv_cm_kind_t kind, bool must, const void *data,
-                           size_t len, const char *why);
-/* Likewise for a request: queued if CONN (NULL if none yet) is failed or
- * has events queued. */
-bool mca_btl_rwv_cm_defer_request (mca_btl_rwv_rail_t *rail, void *request, const mca_btl_rwv_cm_data_t *cm,
-                                   const mca_btl_rwv_ip_t *src_ip, mca_btl_rwv_conn_t *conn);
-/* From progress, in the application's thread: handle what was queued. */
-int mca_btl_rwv_cm_run_deferred (void);
 
 /* How many times the connection thread began or ended a look at the
  * rails outside the gate: odd while one runs.  A look may copy peers'
@@ -60,11 +38,6 @@ static inline bool mca_btl_rwv_cm_quiet (const mca_btl_rwv_module_t *module, uin
 {
     opal_atomic_rmb ();
     return 0 == (looks & 1) && mca_btl_rwv_cm_looks (module) == looks;
-}
-
-static inline bool mca_btl_rwv_cm_has_deferred (mca_btl_rwv_module_t *module)
-{
-    return !opal_list_is_empty (&module->cm.deferred);
 }
 
 END_C_DECLS

@@ -287,8 +287,7 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
     numa = rwv_process_numa_node ();
     rwv_order_rails (numa);
     rwv_apply_bandwidths ();
-    if (OPAL_SUCCESS != mca_btl_rwv_module_init () || OPAL_SUCCESS != rwv_modex_send () ||
-        OPAL_SUCCESS != mca_btl_rwv_shm_init ()) {
+    if (OPAL_SUCCESS != mca_btl_rwv_module_init () || OPAL_SUCCESS != rwv_modex_send ()) {
         module->super.btl_finalize (&module->super);
         free (modules);
         return NULL;

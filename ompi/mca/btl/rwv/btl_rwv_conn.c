@@ -206,6 +206,15 @@ static const char *mca_btl_rwv_conn_last_why (mca_btl_rwv_conn_t *conn, const ch
     return text;
 }
 
+/* Each failure waits twice as long as the one before to rejoin (1 s to
+ * 64 s), so a rail whose link is up but that cannot connect costs an
+ * attempt a minute at most. */
+static void mca_btl_rwv_conn_rejoin_later (mca_btl_rwv_conn_t *conn)
+{
+    conn->replay.rejoin_backoff = conn->replay.rejoin_backoff <= 0 ? 1.0 : conn->replay.rejoin_backoff >= 32.0 ? 64.0 : 2 * conn->replay.rejoin_backoff;
+    conn->replay.rejoin_at = mca_btl_rwv_now () + conn->replay.rejoin_backoff;
+}
+
 void mca_btl_rwv_conn_failed (mca_btl_rwv_conn_t *conn, const char *why)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;

@@ -134,11 +134,47 @@ static inline size_t mca_btl_rwv_frag_len (const mca_btl_rwv_frag_t *frag)
 
 /* CTX: the free list the item belongs to */
 int mca_btl_rwv_frag_init (opal_free_list_item_t *item, void *ctx);
-mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags);
+/* Descriptors are taken on every message's path: inline, as btl/vader's. */
+static inline mca_btl_rwv_frag_t *mca_btl_rwv_frag_get (opal_free_list_t *list, struct mca_btl_base_endpoint_t *endpoint,
+                                                         uint32_t flags)
+{
+    mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_free_list_get (list);
+
+    if (OPAL_UNLIKELY(NULL == frag)) {
+        return NULL;
+    }
+    frag->endpoint = endpoint;
+    frag->hdr_flags = 0;
+    frag->conn = NULL;
+    frag->in_flight = frag->retained = frag->pml_done = frag->pml_freed = false;
+    frag->parent = NULL;
+    frag->base.des_flags = flags;
+    frag->base.des_cbfunc = NULL;
+    frag->base.order = MCA_BTL_NO_ORDER;
+    frag->segments[0].seg_addr.pval = frag->buf;
+    frag->segments[0].seg_len = 0;
+    frag->base.des_segment_count = 1;
+    return frag;
+}
+
+static inline mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags)
+{
+    return mca_btl_rwv_frag_get (&mca_btl_rwv_component.module->eager_frags, endpoint, flags);
+}
+
 /* One that holds BYTES of payload (at most mca_btl_rwv_max_payload ()):
- * from the small buffers where they are enough */
-mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc_sized (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags,
-                                                  size_t bytes);
+ * from the small buffers where they are enough.  The header goes right
+ * after the payload, in the same buffer (room for all of it even when the
+ * data is sent in place: it may be copied later). */
+static inline mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc_sized (struct mca_btl_base_endpoint_t *endpoint, uint32_t flags,
+                                                                size_t bytes)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    bool small = MCA_BTL_RWV_PAD8(bytes) + sizeof (mca_btl_rwv_eager_hdr_t) <= MCA_BTL_RWV_SMALL_FRAG &&
+                 mca_btl_rwv_component.eager_slot_size > MCA_BTL_RWV_SMALL_FRAG;
+
+    return mca_btl_rwv_frag_get (small ? &module->small_frags : &module->eager_frags, endpoint, flags);
+}
 static inline void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag)
 {
     opal_free_list_return (frag->list, &frag->base.super);

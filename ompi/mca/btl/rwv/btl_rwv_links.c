@@ -117,3 +117,10 @@ void mca_btl_rwv_check_links (double now)
         }
     }
 }
+
+void mca_btl_rwv_check_connections (double now)
+{
+    mca_btl_rwv_conn_check_timeouts (now);
+    mca_btl_rwv_check_links (now);
+    mca_btl_rwv_report_lost_rails (now);
+}

@@ -5,6 +5,9 @@
 
 BEGIN_C_DECLS
 
+/* The periodic checks progress makes (every 1024th call): connections
+ * waiting past their timeout, links, lost rails due for a report. */
+void mca_btl_rwv_check_connections (double now);
 /* every 100 ms at most: links gone down, given up, or back */
 void mca_btl_rwv_check_links (double now);
 /* the failed rails due for a report at `now' (HUGE_VAL at finalize: all of them) */

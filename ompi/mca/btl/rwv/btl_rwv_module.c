@@ -131,7 +131,7 @@ int mca_btl_rwv_module_init (void)
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     memset (module->marker->buf, 0, sizeof (uint64_t));
-    return OPAL_SUCCESS;
+    return mca_btl_rwv_shm_init (); /* the rings same-node peers share */
 }
 
 static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)

@@ -196,9 +196,7 @@ int mca_btl_rwv_progress (void)
         MCA_BTL_RWV_LOCK(module);
         double now = mca_btl_rwv_now ();
 
-        mca_btl_rwv_conn_check_timeouts (now);
-        mca_btl_rwv_check_links (now);
-        mca_btl_rwv_report_lost_rails (now);
+        mca_btl_rwv_check_connections (now);
         MCA_BTL_RWV_UNLOCK(module);
     }
     mca_btl_rwv_progress_end (module);

@@ -57,12 +57,6 @@ static mca_btl_rwv_reg_t *mca_btl_rwv_handle_reg (mca_btl_base_registration_hand
     return handle ? (mca_btl_rwv_reg_t *) ((char *) handle - offsetof (mca_btl_rwv_reg_t, handle)) : NULL;
 }
 
-bool mca_btl_rwv_target_is_local (const mca_btl_rwv_endpoint_t *endpoint,
-                                 const mca_btl_base_registration_handle_t *remote_handle)
-{
-    return endpoint->self || NULL == remote_handle;
-}
-
 static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
 {
     mca_btl_rwv_rdma_op_t *request = piece->request;

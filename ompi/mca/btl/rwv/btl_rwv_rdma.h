@@ -13,8 +13,11 @@ BEGIN_C_DECLS
  * mapped and names with no registration: osc/rdma does so for a window in
  * shared memory on this node, whose address is then valid here, not in
  * the peer.  Anything else is the peer's, named by its registration. */
-bool mca_btl_rwv_target_is_local (const mca_btl_rwv_endpoint_t *endpoint,
-                                 const mca_btl_base_registration_handle_t *remote_handle);
+static inline bool mca_btl_rwv_target_is_local (const mca_btl_rwv_endpoint_t *endpoint,
+                                                const mca_btl_base_registration_handle_t *remote_handle)
+{
+    return endpoint->self || NULL == remote_handle;
+}
 /* post the waiting pieces where a rail is ready (progress) */
 void mca_btl_rwv_rdma_retry (void);
 void mca_btl_rwv_conn_confirm_puts (mca_btl_rwv_conn_t *conn, uint64_t mark);

@@ -55,15 +55,6 @@ void mca_btl_rwv_conn_rejoin_prepare (mca_btl_rwv_conn_t *conn)
     conn->replay.rejoining = true;
 }
 
-/* Each failure waits twice as long as the one before to rejoin (1 s to
- * 64 s), so a rail whose link is up but that cannot connect costs an
- * attempt a minute at most. */
-void mca_btl_rwv_conn_rejoin_later (mca_btl_rwv_conn_t *conn)
-{
-    conn->replay.rejoin_backoff = conn->replay.rejoin_backoff <= 0 ? 1.0 : conn->replay.rejoin_backoff >= 32.0 ? 64.0 : 2 * conn->replay.rejoin_backoff;
-    conn->replay.rejoin_at = mca_btl_rwv_now () + conn->replay.rejoin_backoff;
-}
-
 void mca_btl_rwv_conn_rejoined (mca_btl_rwv_conn_t *conn)
 {
     conn->replay.rejoining = false;

@@ -13,8 +13,6 @@ bool mca_btl_rwv_conn_quiescent (mca_btl_rwv_conn_t *conn);
 bool mca_btl_rwv_conn_may_rejoin (mca_btl_rwv_conn_t *conn);
 /* its replay record moves aside for the new connection */
 void mca_btl_rwv_conn_rejoin_prepare (mca_btl_rwv_conn_t *conn);
-/* the next attempt waits twice as long */
-void mca_btl_rwv_conn_rejoin_later (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_rejoined (mca_btl_rwv_conn_t *conn);
 
 END_C_DECLS
