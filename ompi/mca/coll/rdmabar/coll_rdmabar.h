@@ -89,9 +89,12 @@ typedef struct mca_coll_rdmabar_module_t {
 } mca_coll_rdmabar_module_t;
 OBJ_CLASS_DECLARATION(mca_coll_rdmabar_module_t);
 
+/* coll_rdmabar_rdma.c: the leaders' algorithms, for coll_rdmabar_algorithm */
+extern const mca_base_var_enum_value_t mca_coll_rdmabar_algorithms[];
 const char *mca_coll_rdmabar_algorithm_name (int algorithm);
 mca_coll_base_module_t *mca_coll_rdmabar_comm_query (struct ompi_communicator_t *comm, int *priority);
 int mca_coll_rdmabar_barrier (struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+/* coll_rdmabar_wait.c: until FLAG holds VALUE (REMOTE: written by RDMA) */
 void mca_coll_rdmabar_wait (volatile uint64_t *flag, uint64_t value, bool remote);
 
 /* coll_rdmabar_rdma.c */

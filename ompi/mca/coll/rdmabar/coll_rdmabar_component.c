@@ -37,28 +37,11 @@ mca_coll_rdmabar_component_t mca_coll_rdmabar_component = {
     },
 };
 
-static const mca_base_var_enum_value_t rdmabar_algorithms[] = {
-    {MCA_COLL_RDMABAR_AUTO, "auto"},
-    {MCA_COLL_RDMABAR_RECURSIVE_DOUBLING, "recursive_doubling"},
-    {MCA_COLL_RDMABAR_DISSEMINATION, "dissemination"},
-    {MCA_COLL_RDMABAR_LINEAR, "linear"},
-    {0, NULL}};
-
-const char *mca_coll_rdmabar_algorithm_name (int algorithm)
-{
-    for (int i = 0 ; NULL != rdmabar_algorithms[i].string ; ++i) {
-        if (rdmabar_algorithms[i].value == algorithm) {
-            return rdmabar_algorithms[i].string;
-        }
-    }
-    return "?";
-}
-
 static int rdmabar_register (void)
 {
     mca_base_var_enum_t *algorithm_enum;
 
-    (void) mca_base_var_enum_create ("coll_rdmabar_algorithms", rdmabar_algorithms, &algorithm_enum);
+    (void) mca_base_var_enum_create ("coll_rdmabar_algorithms", mca_coll_rdmabar_algorithms, &algorithm_enum);
     mca_coll_rdmabar_component.algorithm = MCA_COLL_RDMABAR_AUTO;
     (void) mca_base_component_var_register (&mca_coll_rdmabar_component.super.collm_version, "algorithm",
         "Exchange among node leaders: recursive_doubling (pairwise exchange among a power of "

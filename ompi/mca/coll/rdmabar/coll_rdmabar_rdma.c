@@ -45,6 +45,24 @@ typedef struct rdmabar_record_t {
     unsigned char handle[RDMABAR_MAX_HANDLE];
 } rdmabar_record_t;
 
+/* The leaders' algorithms, by the names coll_rdmabar_algorithm takes. */
+const mca_base_var_enum_value_t mca_coll_rdmabar_algorithms[] = {
+    {MCA_COLL_RDMABAR_AUTO, "auto"},
+    {MCA_COLL_RDMABAR_RECURSIVE_DOUBLING, "recursive_doubling"},
+    {MCA_COLL_RDMABAR_DISSEMINATION, "dissemination"},
+    {MCA_COLL_RDMABAR_LINEAR, "linear"},
+    {0, NULL}};
+
+const char *mca_coll_rdmabar_algorithm_name (int algorithm)
+{
+    for (int i = 0 ; NULL != mca_coll_rdmabar_algorithms[i].string ; ++i) {
+        if (mca_coll_rdmabar_algorithms[i].value == algorithm) {
+            return mca_coll_rdmabar_algorithms[i].string;
+        }
+    }
+    return "?";
+}
+
 static void rdmabar_put_done (mca_btl_base_module_t *btl, struct mca_btl_base_endpoint_t *endpoint,
                               void *local_address, mca_btl_base_registration_handle_t *local_handle,
                               void *context, void *cbdata, int status)
