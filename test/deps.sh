@@ -8,7 +8,7 @@ packages=(
     openmpi-bin libopenmpi-dev
     libfabric-dev libfabric-bin libhwloc-dev
     libibverbs-dev librdmacm-dev
-    iproute2 util-linux elfutils
+    iproute2 util-linux elfutils universal-ctags
     gnuplot-nox netpipe-openmpi
     qemu-system-x86 busybox-static kmod cpio ibverbs-providers
     mmdebstrap debhelper lintian build-essential

@@ -122,6 +122,7 @@ mpirun1="mpirun -np 1"
 
 CORE=1 run_test "build: configure, components and parameters"  "$t/build/test_components_load.sh"
 CORE=1 run_test "build: every btl/rwv parameter documented with its range" "$t/build/test_rwv_params_documented.sh"
+run_test "build: btl/rwv and coll/rdmabar keep their layers" "$t/build/test_layers.sh"
 run_test "build: configure rejects what it cannot use"  "$t/build/test_configure_errors.sh"
 run_test "build: staged install with DESTDIR"            "$t/build/test_destdir_install.sh"
 # grdma runs the same shared checks; its thread stress result is a comparison
