@@ -16,7 +16,8 @@
 #   layers.sh check DIR DOCFILE KEY
 #       the table between DOCFILE's "<!-- layers:KEY begin -->" and
 #       "<!-- layers:KEY end -->" lines: rows "| N | name | a.c b.c |",
-#       layer 1 lowest, a file calling only its own layer or lower; and
+#       layer 1 lowest, a file calling only its own layer or lower, and
+#       its head comment saying " * Layer: name (docs/layout.md)."; and
 #       the line "<!-- layers:KEY max-arrows-per-file X -->".  One line per
 #       problem and a non-zero status, or one line of summary.
 set -eu -o pipefail
@@ -124,9 +125,19 @@ layer_table () { # docfile key
         index($0, "<!-- layers:" key " max-arrows-per-file ") == 1 { print "limit", $4 }' "$1"
 }
 
+# "head FILE NAME" for each .c file of DIR whose head comment says
+# "Layer: NAME (docs/layout.md)."
+heads () { # dir
+    local f
+    for f in "$1"/*.c; do
+        sed -n 's/^ \* Layer: \(.*\) (docs\/layout\.md)\.$/\1/p' "$f" | head -n 1 |
+            sed "s|^|head $(basename "$f") |"
+    done
+}
+
 check () { # dir docfile key
     [ -f "$2" ] || { echo "layers.sh: no file $2" >&2; exit 2; }
-    { layer_table "$2" "$3"; graph "$1"; } | awk -v key="$3" -v doc="$2" -v max_circle="$max_circle" '
+    { layer_table "$2" "$3"; graph "$1"; heads "$1"; } | awk -v key="$3" -v doc="$2" -v max_circle="$max_circle" '
         $1 == "limit" { limit = $2 }
         $1 == "layer" { if ($3 in layer) problem($3 " is listed more than once in the table (layers " layer[$3] " and " $2 ")")
                         layer[$3] = $2; label = $4; for (i = 5; i <= NF; i++) label = label " " $i
@@ -140,9 +151,15 @@ check () { # dir docfile key
                          if ($2 > max_circle) { m = $3; for (i = 4; i <= NF; i++) m = m " " $i
                              problem("circle of " $2 " files (more than " max_circle "): " m) } }
         $1 == "total" { files = $2; arrows = $3 }
+        $1 == "head" { h = $3; for (i = 4; i <= NF; i++) h = h " " $i; head[$2] = h }
         END {
             if (!rows) problem("no layer table between <!-- layers:" key " begin/end --> lines in " doc)
-            for (i = 1; i <= rows; i++) if (!(listed[i] in exists)) problem(listed[i] " is in the layer table but not a .c file of the component")
+            for (i = 1; i <= rows; i++) {
+                f = listed[i]
+                if (!(f in exists)) problem(f " is in the layer table but not a .c file of the component")
+                else if (head[f] != named[layer[f]])
+                    problem(f "'"'"'s head comment says \"Layer: " head[f] "\", the table " named[layer[f]])
+            }
             per = arrows / (files ? files : 1)
             if (limit == "") problem("no <!-- layers:" key " max-arrows-per-file X --> line in " doc)
             else if (per > limit + 0) problem(sprintf("%d arrows among %d files: %.2f per file, more than %s", arrows, files, per, limit))

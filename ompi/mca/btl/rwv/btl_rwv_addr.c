@@ -2,6 +2,7 @@
 /*
  * IP addresses of either family in one 16-byte form (btl_rwv_addr.h).
  * Kept free of Open MPI so the unit test links it alone.
+ * Layer: helpers (docs/layout.md).
  */
 #include <arpa/inet.h>
 #include <stdio.h>

@@ -21,6 +21,7 @@
  * sends MPI_UNSIGNED's MPI_MIN as the same operation as MPI_INT's.  osc/rdma
  * then falls back to its lock-protected get-op-put, which knows the type.
  * Floating-point min and max have no such ambiguity and are done here.
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

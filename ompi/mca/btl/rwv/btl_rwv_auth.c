@@ -4,6 +4,7 @@
  * (SipHash-2-4: 128-bit key, 64-bit tag, which lets a request fit the 56
  * bytes RDMA-CM carries; an online forgery needs about 2^64 tries, each a
  * connection attempt that is refused and counted).
+ * Layer: helpers (docs/layout.md).
  */
 #include "opal_config.h"
 

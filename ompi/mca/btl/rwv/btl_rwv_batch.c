@@ -2,8 +2,9 @@
 /*
  * Batches of eager messages (btl_rwv_batch.h): what waits on a
  * connection for credits goes out several to one post (one system call
- * or doorbell), each in its own slot with its own header.  Protocol
- * layer, beside btl_rwv_send.c.
+ * or doorbell), each in its own slot with its own header, beside
+ * btl_rwv_send.c.
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

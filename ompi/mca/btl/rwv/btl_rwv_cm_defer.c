@@ -4,7 +4,8 @@
  * events that may call up into the PML or touch failover (a failure, a
  * close, a rail re-established, the active side's first message), queued
  * in order per connection and run by the application thread's next
- * progress pass, or thrown away at finalize.  Connections layer.
+ * progress pass, or thrown away at finalize.
+ * Layer: connections (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -19,6 +19,7 @@
  * active side's first message and the sends that waited for it) is
  * queued, in order per connection, for the application thread's next
  * progress pass: data waits for the application, as it always did.
+ * Layer: connections (docs/layout.md).
  */
 #include "opal_config.h"
 

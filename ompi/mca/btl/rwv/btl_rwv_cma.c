@@ -17,6 +17,7 @@
  * modex, btl_rwv_shm.c), never from the network; the kernel lets us
  * touch only processes we may ptrace (same user, Yama permitting).  A
  * refusal turns the mechanism off and puts go over the rails as before.
+ * Layer: helpers (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -2,6 +2,7 @@
 /*
  * btl/rwv component: open, init (rails, module, modex); its parameters
  * are btl_rwv_params.c, the progress function btl_rwv_progress.c.
+ * Layer: glue (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -4,6 +4,7 @@
  * ring, the state changes, the connect timeout, and what happens when it
  * fails, is refused or closed, or is destroyed (btl_rwv_conn.h).  The
  * handshake that connects it is btl_rwv_handshake.c.
+ * Layer: connections (docs/layout.md).
  */
 #include "opal_config.h"
 

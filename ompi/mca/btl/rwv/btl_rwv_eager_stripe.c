@@ -10,6 +10,7 @@
  * buffer and delivers the whole fragment when its last byte has arrived,
  * whatever the order of the rails.  Pieces are eager messages, so a failed
  * rail's pieces are replayed like any other (btl_rwv_failover.c).
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -2,7 +2,8 @@
 /*
  * Which of a peer's connections (btl_rwv_conn.c) carries the next
  * message, made and started on demand, and the peer's connections
- * destroyed when it goes.  Connections layer.
+ * destroyed when it goes.
+ * Layer: connections (docs/layout.md).
  */
 #include "opal_config.h"
 

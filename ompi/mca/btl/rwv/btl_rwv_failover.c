@@ -34,6 +34,7 @@
  * with a doubling delay.  Replays name the connection they were first
  * written on (its attempt number), so the receiver keeps the failed one's
  * record beside the new connection for the replays still on their way.
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

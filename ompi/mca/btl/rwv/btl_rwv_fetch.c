@@ -13,6 +13,7 @@
  * needing it, so the memory stays one buffer per rail.  The ring waits at
  * the FETCH slot until the read is done, which keeps the peer's messages
  * in order.
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

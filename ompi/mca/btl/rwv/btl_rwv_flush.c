@@ -12,6 +12,7 @@
  * Either completes only once every write before it on the connection has
  * landed.  The marker also confirms the small puts kept for failover
  * before it (btl_rwv_rdma.c).
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

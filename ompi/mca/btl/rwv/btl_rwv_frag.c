@@ -2,6 +2,7 @@
 /*
  * Send descriptors: registered buffers from a free list whose chunks the
  * free list registers through the module's rcache, on every rail at once.
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -7,6 +7,7 @@
  * speaks first (the iWARP rule), the passive side waits for its hello.
  * At finalize, the goodbye word a process writes before it closes tells
  * its peers a departure from a death.
+ * Layer: connections (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -27,6 +27,7 @@
  * old one, which goes back to the set.  Credits count messages, not slots,
  * and are returned after half the smaller ring, so a sender with more in
  * flight than the new ring holds waits for them and never overwrites.
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -5,7 +5,8 @@
  * connections on it (what they carried moves through the protocol's
  * rail_lost hook), one that stays down past btl_rwv_rail_down_timeout is
  * given up; a rail lost to a peer is reported once, a little later, so
- * one report says what the failure cost.  Connections layer.
+ * one report says what the failure cost.
+ * Layer: connections (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -3,6 +3,7 @@
  * The slow sides of the module gate (btl_rwv_lock.h): the connection
  * thread's entry, with the one fence both sides need, and the application
  * thread's wait when it finds that thread in.
+ * Layer: helpers (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -2,6 +2,7 @@
 /*
  * btl/rwv module: the function table ob1 calls, peer management, buffers
  * and memory registration.
+ * Layer: glue (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -9,6 +9,7 @@
  * first add_procs, by when the osc framework is open.  The buffers' size
  * is read earlier, at osc/rdma's init (see mca_btl_rwv_size_osc_buffers).
  * A value the user set is never touched.
+ * Layer: glue (docs/layout.md).
  */
 #include "opal_config.h"
 

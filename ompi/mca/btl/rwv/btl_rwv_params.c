@@ -5,6 +5,7 @@
  * act on (ompi_info --param btl rwv --level 9), then checked at init, each
  * against its range, then those that depend on each other; the first bad
  * value is named with what to use instead.
+ * Layer: helpers (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -2,8 +2,9 @@
 /*
  * Peers (btl_rwv_peer.h): found by name, made from their modex (checked:
  * another version or another configuration of rwv is told, not trusted),
- * the rails that reach each one, and whether any is left.  Connections
- * layer, below the connections themselves.
+ * the rails that reach each one, and whether any is left: below the
+ * connections themselves.
+ * Layer: connections (docs/layout.md).
  */
 #include "opal_config.h"
 

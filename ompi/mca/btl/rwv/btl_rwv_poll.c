@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
- * The polled set (btl_rwv_poll.h).  Connections layer.
+ * The polled set (btl_rwv_poll.h).
+ * Layer: connections (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The transport-level probe of a silent peer (btl_rwv_probe.h).
- * Helpers layer: sockets only.
+ *
+ * Layer: helpers (docs/layout.md).
  */
 #include "opal_config.h"
 

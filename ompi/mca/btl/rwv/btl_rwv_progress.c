@@ -4,6 +4,7 @@
  * the node, or with work under way; a cold peer's completion puts it
  * back on the list), the rails' completion queues and connection events,
  * retries, and the periodic checks (timeouts, links, lost-rail reports).
+ * Layer: glue (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -9,6 +9,7 @@
  * And what the data path costs (mca_btl_rwv_counter_t): eager messages,
  * rail writes, completions asked for and reaped, credit writes.  Divided
  * by each other they say what one message costs a NIC, without a clock.
+ * Layer: glue (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -3,6 +3,7 @@
  * What the rail backends share: the btl_rwv_if_include/exclude syntax
  * (btl_tcp's: interface names or CIDR networks), the text of a rail's
  * addresses, and sysfs reads.
+ * Layer: helpers (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -10,6 +10,7 @@
  * connection's operations (a second while one is retired, see
  * mca_btl_rwv_ofi_cq_taint).  Which interfaces become rails:
  * btl_rwv_rail_ofi_discover.c.
+ * Layer: transports (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -2,8 +2,8 @@
 /*
  * The libfabric backend's connections (btl_rwv_rail_ofi.h): endpoints
  * opened, connected, accepted, refused and closed, and the rail's
- * connection events reported upward through rail->events.  Transports
- * layer.
+ * connection events reported upward through rail->events.
+ * Layer: transports (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -4,6 +4,7 @@
  * to, retiring one an endpoint's closing may have damaged, and reading
  * them all in progress (writes, reads, and with
  * btl_rwv_rail_ofi_notify.c the receives of notifying sends).
+ * Layer: transports (docs/layout.md).
  */
 #include "opal_config.h"
 

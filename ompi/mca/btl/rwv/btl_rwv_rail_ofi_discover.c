@@ -5,6 +5,7 @@
  * interface, listening on its address of each family), and opening and
  * closing each one: its fabric, domain, event and completion queues, and
  * listening endpoints.
+ * Layer: transports (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -22,6 +22,7 @@
  *             unreported stays on rail->closed and is freed once they are,
  *             or when the rail closes (verbs destroys the queue pair
  *             without a word)
+ * Layer: transports (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -32,6 +32,7 @@
  *   completions  one CQ per rail for sends and receives, polled in progress
  *
  * Which addresses become rails: btl_rwv_rail_verbs_discover.c.
+ * Layer: transports (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -19,6 +19,7 @@
  *                the device's limit up to MCA_BTL_RWV_VERBS_READS is offered
  *                to each peer
  *   atomics      reported only: rwv's atomics run on the target's CPU
+ * Layer: transports (docs/layout.md).
  */
 #include "opal_config.h"
 

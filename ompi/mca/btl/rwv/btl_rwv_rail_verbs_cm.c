@@ -8,6 +8,7 @@
  * rail->recv_depth zero-length receives posted for notifications
  * (btl_rwv_rail_verbs.c); one of a failed or refused connection waits on
  * the rail's dead list until close, when no completion can name it.
+ * Layer: transports (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -5,7 +5,8 @@
  * to call back, so that what soft-iWARP never completes after a failure
  * can be failed here), and the completion queue read, reporting
  * operations through op->complete and ring writes through rail->events.
- * Transports layer.
+ *
+ * Layer: transports (docs/layout.md).
  */
 #include "opal_config.h"
 #include <arpa/inet.h>

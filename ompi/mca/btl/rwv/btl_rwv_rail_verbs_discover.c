@@ -5,6 +5,7 @@
  * btl_rwv_if_include/exclude allow), and opening each: its device
  * context, protection domain, completion queue, event channel and one
  * listening cm id per family.
+ * Layer: transports (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -33,6 +33,7 @@
  * arrived (see mca_btl_rwv_put_small).  Waiting for each delivery instead
  * would double a barrier's time; ob1's own puts (all above the eager
  * limit) never take this path.
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

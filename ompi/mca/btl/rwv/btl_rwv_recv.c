@@ -10,6 +10,7 @@
  * not used, the user is told what came from which host, and the
  * connection is closed (the peer's other rails, if any, carry on, as for
  * a failed rail).
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -4,7 +4,8 @@
  * registered on every rail at once through the module's rcache, a
  * same-node peer's single-copy handles that register nothing, and the
  * registrations looked up by key, so that a peer's atomic touches only
- * memory registered for it.  Protocol layer.
+ * memory registered for it.
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -6,7 +6,8 @@
  * small put), the next traffic to the peer starts a new connection on it
  * in the background, retried with a doubling delay.  The failed
  * connection's replay record stays beside the new one for the replays
- * still on their way (btl_rwv_failover.c).  Connections layer.
+ * still on their way (btl_rwv_failover.c).
+ * Layer: connections (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -2,8 +2,8 @@
 /*
  * Ring I/O (btl_rwv_ring.h): writes into a peer's ring and its tail,
  * through the rail or, to a ring shared on this node, as stores whose
- * completion waits for the next progress call.  Connections layer: it
- * moves bytes where the protocol says, and knows nothing of messages.
+ * completion waits for the next progress call.
+ * Layer: connections (docs/layout.md).
  */
 #include "opal_config.h"
 

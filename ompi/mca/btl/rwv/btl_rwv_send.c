@@ -10,6 +10,7 @@
  * write into the credit word after our ring's last slot.  A message that
  * finds no credit waits on the connection's queue; nothing is dropped or
  * overwritten.
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

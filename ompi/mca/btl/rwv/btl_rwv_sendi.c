@@ -5,6 +5,7 @@
  * an inline write, a send buffer), with no descriptor round trip through
  * the PML.  When the connection cannot take the message yet, the PML gets
  * a descriptor and falls back to btl_send (btl_rwv_send.c), which queues.
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

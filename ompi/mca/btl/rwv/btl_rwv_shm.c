@@ -19,6 +19,7 @@
  * payload and header go first, then a write barrier, then that word, so
  * the receiver's poll (which reads the word, then a read barrier) never
  * sees a message before its bytes.
+ * Layer: transports (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -20,6 +20,7 @@
  *
  * The pieces' own life (posted, completed, retried on another rail) is
  * the request engine's, in btl_rwv_rdma.c.
+ * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
 

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
-/* Fault injection for the suite's tests (btl_rwv_test_fault.h). */
+/*
+ * Fault injection for the suite's tests (btl_rwv_test_fault.h).
+ * Layer: helpers (docs/layout.md).
+ */
 #include "opal_config.h"
 
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * The barrier: set-up of the node's shared segment, and its flags.
+ * Layer: collectives (docs/layout.md).
  */
 #include "ompi_config.h"
 

@@ -14,6 +14,7 @@
  *
  * In the default component set everything is filled below, so rdmabar
  * supplies only its barrier.
+ * Layer: collectives (docs/layout.md).
  */
 #include "ompi_config.h"
 

@@ -26,6 +26,7 @@
  *
  * Scan and exscan do not exist on intercommunicators (MPI refuses them
  * before any component is asked), nor do neighborhood collectives.
+ * Layer: collectives (docs/layout.md).
  */
 #include "ompi_config.h"
 

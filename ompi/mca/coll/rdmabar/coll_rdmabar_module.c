@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * coll/rdmabar module: per-communicator query, enable and teardown.
+ * Layer: glue (docs/layout.md).
  */
 #include "ompi_config.h"
 

@@ -7,6 +7,7 @@
  * and starts it, or runs it to completion.  One round of linear exchanges
  * is the right trade for a fallback: short code whose correctness is easy
  * to see, and nothing that blocks.
+ * Layer: collectives (docs/layout.md).
  */
 #include "ompi_config.h"
 

@@ -7,6 +7,7 @@
  * Each collective uses its blocking counterpart's base tag.  MPI orders
  * collectives alike on every rank and the PML matches in order per peer and
  * tag, so a pending operation and a later one never take each other's data.
+ * Layer: building blocks (docs/layout.md).
  */
 #include "ompi_config.h"
 

@@ -17,6 +17,7 @@
  * other leader, register the slots and the source words, exchange address
  * and raw handle bytes with one allgather, and agree with one allreduce;
  * any failure anywhere keeps the barrier below for everyone.
+ * Layer: building blocks (docs/layout.md).
  */
 #include "ompi_config.h"
 

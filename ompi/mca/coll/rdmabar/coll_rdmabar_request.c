@@ -10,6 +10,7 @@
  * operations are right too).  Nothing blocks, so any mix of nonblocking
  * collectives and point-to-point traffic progresses; a blocking collective
  * is a request started and waited for.
+ * Layer: helpers (docs/layout.md).
  */
 #include "ompi_config.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
 /*
  * Waiting on a flag (coll_rdmabar.h): a shared-memory flag another core
- * writes, or a slot a node leader's RDMA write fills.  Helpers layer:
- * both the node's barrier and the leaders' use it.
+ * writes, or a slot a node leader's RDMA write fills.
+ * Layer: helpers (docs/layout.md).
  */
 #include "ompi_config.h"
 
