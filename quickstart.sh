@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # ./quickstart.sh          install what is missing, build, run the short
 #                          comparison against Open MPI's built-in components
-#                          (a few minutes): tables on the screen, plots and a
+#                          (about 5 minutes): tables on the screen, plots and a
 #                          results file under bench/results/
 # ./quickstart.sh --full   the same, long version (more sizes, rounds, rails)
 # ./quickstart.sh --debian13 [--forky] [--full]
