@@ -137,6 +137,9 @@ typedef struct mca_btl_rwv_module_t {
 
     struct mca_btl_rwv_rail_t *rails[MCA_BTL_RWV_MAX_RAILS];
     int num_rails;
+    /* the connection thread is serving peers for a computing application
+     * (btl_rwv_cm_thread.c): completions are queued on `reaped' */
+    bool serving;
     /* what the protocol does when a connection's life changes (btl_rwv_conn.h) */
     const struct mca_btl_rwv_conn_hooks_t *conn_hooks;
 
@@ -154,6 +157,7 @@ typedef struct mca_btl_rwv_module_t {
     struct mca_btl_rwv_frag_t *marker; /* registered source of the flush markers */
     opal_list_t retry;               /* pieces waiting for room on a rail */
     opal_list_t stored;              /* writes done by a store (btl_rwv_shm.c), completed at progress */
+    opal_list_t reaped;              /* completions the connection thread read, completed at progress */
     /* connection requests: our attempt counter, and the ones we refused
      * (btl_rwv_handshake.c reports them at most once a second) */
     uint32_t next_attempt;
@@ -202,6 +206,7 @@ typedef struct mca_btl_rwv_component_t {
     int eager_mode;                  /* mca_btl_rwv_eager_mode_t as chosen by the user */
     int connect_timeout;             /* seconds */
     bool connection_thread;          /* answer connection events in a thread of our own */
+    bool async_progress;             /* that thread serves peers while the application computes */
     int rail_down_timeout;           /* seconds a lost link may take to come back */
     char *rcache_name;
     char *backends;                  /* read only: what this build contains */

@@ -291,14 +291,32 @@ static int mca_btl_rwv_atomic_serve (const mca_btl_rwv_atomic_request_hdr_t *req
         0 != request->address % width) {
         return rc;
     }
-    OPAL_THREAD_LOCK(&module->regs_lock);
+    opal_mutex_lock (&module->regs_lock); /* the connection thread serves atomics too */
     if (mca_btl_rwv_registered_for (request->key, request->address, width, MCA_RCACHE_ACCESS_REMOTE_ATOMIC)) {
         *result = mca_btl_rwv_atomic_apply (request->address, request->op, request->flags, request->operand,
                                             request->compare);
         rc = OPAL_SUCCESS;
     }
-    OPAL_THREAD_UNLOCK(&module->regs_lock);
+    opal_mutex_unlock (&module->regs_lock);
     return rc;
+}
+
+bool mca_btl_rwv_atomic_serve_request (mca_btl_rwv_conn_t *conn, const void *payload, size_t len)
+{
+    mca_btl_rwv_atomic_request_hdr_t request;
+    mca_btl_rwv_atomic_reply_hdr_t reply = {0};
+
+    if (len < sizeof (request)) {
+        return false;
+    }
+    memcpy (&request, payload, sizeof (request));
+    reply.context = request.context;
+    reply.status = mca_btl_rwv_atomic_serve (&request, &reply.result);
+    if (OPAL_SUCCESS != reply.status) {
+        return false; /* applied nothing: progress refuses it, by name */
+    }
+    (void) mca_btl_rwv_send_control (conn->endpoint, MCA_BTL_RWV_TAG_ATOMIC_REPLY, &reply, sizeof (reply));
+    return true;
 }
 
 static const char *mca_btl_rwv_atomic_request_receive (mca_btl_rwv_conn_t *conn, const void *payload, size_t len)

@@ -18,7 +18,16 @@
  * touches failover (a failure, a close, a rail re-established, the
  * active side's first message and the sends that waited for it) is
  * queued, in order per connection, for the application thread's next
- * progress pass: data waits for the application, as it always did.
+ * progress pass.
+ *
+ * It also serves the peers of an application that computes
+ * (btl_rwv_async_progress): the rails' completion queues share a wait set
+ * whose fd wakes the thread when peers' data waits for the provider; if
+ * no progress pass comes for a pause, the thread takes the gate, reads
+ * the completions (the provider lands puts and answers gets and
+ * rendezvous reads as it does) and does the atomics waiting at the head
+ * of the rings.  Completions of our own operations, and every message for
+ * the MPI library, wait for the application's next pass.
  * Layer: connections (docs/layout.md).
  */
 #include "opal_config.h"
@@ -37,6 +46,7 @@
 
 #include "btl_rwv.h"
 #include "btl_rwv_cm_thread.h"
+#include "btl_rwv_poll.h"
 #include "btl_rwv_rail.h"
 
 /* ------------------------------------------------------------ the thread */
@@ -85,6 +95,69 @@ static mca_btl_rwv_cm_state_t rwv_cm_state (mca_btl_rwv_module_t *module)
     return state;
 }
 
+/* Serve the peers of an application that computes (btl_rwv_async_progress):
+ * under the gate, read every rail's completions, which makes the
+ * transport land the peers' writes and answer their reads (completions of
+ * our own operations wait on module->reaped), then do the atomics waiting
+ * at the head of the polled rings.  Nothing here calls the MPI library. */
+static int rwv_cm_serve (mca_btl_rwv_module_t *module)
+{
+    int count = 0;
+
+    mca_btl_rwv_gate_enter (module);
+    module->serving = true;
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        if (module->rails[i]->num_conns) {
+            count += module->rails[i]->ops->poll_completions (module->rails[i]);
+        }
+    }
+    for (int i = 0 ; i < module->num_polled ; ++i) {
+        mca_btl_rwv_conn_t *conn = module->polled[i];
+
+        if (MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
+            count += mca_btl_rwv_conn_hooks ()->serve (conn);
+        }
+    }
+    module->serving = false;
+    mca_btl_rwv_gate_leave (module);
+    return count;
+}
+
+/* Peers' data waits for the provider (its fd woke the thread, or its
+ * trywait refused: a trywait may read the socket itself, so the fd alone
+ * does not keep saying so).  The application serves them at its next
+ * progress pass; the thread does only if no pass comes. */
+typedef struct {
+    bool waiting;
+    bool looked;        /* the thread has paused once since: long enough to tell */
+    unsigned calls;     /* the application's progress passes when they began to wait */
+} rwv_cm_peers_t;
+
+static void rwv_cm_peers_wait (mca_btl_rwv_module_t *module, rwv_cm_peers_t *peers)
+{
+    if (!peers->waiting) {
+        *peers = (rwv_cm_peers_t) {.waiting = true, .looked = false,
+                                   .calls = __atomic_load_n (&module->progress_calls, __ATOMIC_RELAXED)};
+    }
+}
+
+/* Serve the waiting peers if the application is away from MPI: no
+ * progress pass since they began to wait, a pause ago, and none running.
+ * True if something was served. */
+static bool rwv_cm_serve_away (mca_btl_rwv_module_t *module, rwv_cm_peers_t *peers)
+{
+    if (__atomic_load_n (&module->progress_calls, __ATOMIC_RELAXED) != peers->calls) {
+        peers->waiting = false; /* a pass came: it read them */
+        return false;
+    }
+    if (!peers->looked || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE)) {
+        peers->looked = true;
+        return false;
+    }
+    peers->waiting = false;
+    return rwv_cm_serve (module) > 0;
+}
+
 /* A wake with no event (libfabric's tcp provider wakes its event fd for
  * the application's data too, until the application reads it) is paced:
  * 50 us doubling to 5 ms, back to none at the next event.  A connection
@@ -99,16 +172,29 @@ static bool rwv_cm_pace (mca_btl_rwv_module_t *module, long *pause_ns)
     return ppoll (&stop, 1, &pause, NULL) > 0;
 }
 
-/* Sleep until a rail's fd or finalize wakes the thread; true for finalize. */
-static bool rwv_cm_sleep (mca_btl_rwv_module_t *module)
+static bool rwv_cm_is_data_fd (const mca_btl_rwv_module_t *module, int fd)
 {
-    struct epoll_event ready[MCA_BTL_RWV_MAX_RAILS + 1];
-    int n = epoll_wait (module->cm.epoll_fd, ready, MCA_BTL_RWV_MAX_RAILS + 1, -1);
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        if (module->rails[i]->data_fd == fd) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Sleep until a rail's fd or finalize wakes the thread; true for
+ * finalize.  *DATA: a rail's data fd woke it (peers' data waits, which
+ * the provider's trywait does not always see before it is read). */
+static bool rwv_cm_sleep (mca_btl_rwv_module_t *module, bool *data)
+{
+    struct epoll_event ready[2 * MCA_BTL_RWV_MAX_RAILS + 1];
+    int n = epoll_wait (module->cm.epoll_fd, ready, 2 * MCA_BTL_RWV_MAX_RAILS + 1, -1);
 
     for (int i = 0 ; i < n ; ++i) {
         if (ready[i].data.fd == module->cm.stop_fd) {
             return true;
         }
+        *data |= rwv_cm_is_data_fd (module, ready[i].data.fd);
     }
     return false;
 }
@@ -117,17 +203,24 @@ static void *rwv_cm_thread_main (void *arg)
 {
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) arg;
     long pause_ns = 50000;
-    bool just_woken = false;
+    bool just_woken = false, data = false;
+    rwv_cm_peers_t peers = {.waiting = false};
 
     mca_btl_rwv_in_cm_thread = true;
     (void) pthread_setname_np (pthread_self (), "rwv-conn"); /* for top -H, and the tests */
     while (true) {
         mca_btl_rwv_cm_state_t state = rwv_cm_state (module);
 
+        if ((data || MCA_BTL_RWV_CM_BUSY == state) && mca_btl_rwv_component.async_progress) {
+            rwv_cm_peers_wait (module, &peers);
+        }
+        data = false;
         if (MCA_BTL_RWV_CM_EVENT == state && rwv_cm_drain (module) > 0) {
             pause_ns = 50000;
-        } else if (MCA_BTL_RWV_CM_IDLE == state && !just_woken) {
-            if (rwv_cm_sleep (module)) {
+        } else if (peers.waiting && rwv_cm_serve_away (module, &peers)) {
+            pause_ns = 50000;
+        } else if (MCA_BTL_RWV_CM_IDLE == state && !just_woken && !peers.waiting) {
+            if (rwv_cm_sleep (module, &data)) {
                 return NULL;
             }
             just_woken = true;
@@ -153,6 +246,9 @@ static bool rwv_cm_watch_rails (mca_btl_rwv_module_t *module)
     for (int i = 0 ; i < module->num_rails ; ++i) {
         mca_btl_rwv_rail_t *rail = module->rails[i];
 
+        if (rail->data_fd >= 0 && !rwv_cm_watch (module->cm.epoll_fd, rail->data_fd)) {
+            return false;
+        }
         if (rail->cm_fd < 0 || !rwv_cm_watch (module->cm.epoll_fd, rail->cm_fd)) {
             opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
                                  "btl/rwv: %s offers no file descriptor for its connection events: "

@@ -200,6 +200,10 @@ typedef struct mca_btl_rwv_conn_hooks_t {
     void (*peer_lost) (mca_btl_rwv_conn_t *conn);
     /* CONN is going away: what waits fails, what it kept for replays goes */
     void (*release) (mca_btl_rwv_conn_t *conn);
+    /* From the connection thread while the application computes: what
+     * arrived on CONN that needs no call into the MPI library (a peer's
+     * atomics), done and answered; returns how many */
+    int (*serve) (mca_btl_rwv_conn_t *conn);
 } mca_btl_rwv_conn_hooks_t;
 
 static inline const mca_btl_rwv_conn_hooks_t *mca_btl_rwv_conn_hooks (void)

@@ -56,6 +56,7 @@
 #include "btl_rwv_hotset.h"
 #include "btl_rwv_failover.h"
 #include "btl_rwv_rdma.h"
+#include "btl_rwv_recv.h"
 #include "btl_rwv_send.h"
 
 #define MCA_BTL_RWV_REPORT_DELAY 0.5        /* seconds: see failed_why in btl_rwv_conn.h */
@@ -243,4 +244,5 @@ const mca_btl_rwv_conn_hooks_t mca_btl_rwv_proto_hooks = {
     .rail_lost = mca_btl_rwv_rail_failed,
     .peer_lost = rwv_proto_peer_lost,
     .release = rwv_proto_release,
+    .serve = mca_btl_rwv_conn_serve_ring,
 };

@@ -80,6 +80,7 @@ int mca_btl_rwv_module_init (void)
     OBJ_CONSTRUCT(&module->cma_handles, opal_free_list_t);
     OBJ_CONSTRUCT(&module->retry, opal_list_t);
     OBJ_CONSTRUCT(&module->stored, opal_list_t);
+    OBJ_CONSTRUCT(&module->reaped, opal_list_t);
     OBJ_CONSTRUCT(&module->endpoints, opal_hash_table_t);
     OBJ_CONSTRUCT(&module->endpoint_list, opal_list_t);
     OBJ_CONSTRUCT(&module->conns, opal_pointer_array_t);
@@ -155,6 +156,7 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     OBJ_DESTRUCT(&module->cma_handles);
     OBJ_DESTRUCT(&module->retry);
     OBJ_DESTRUCT(&module->stored);
+    OBJ_DESTRUCT(&module->reaped);
     OBJ_DESTRUCT(&module->rdma_ops);
     OBJ_DESTRUCT(&module->pieces);
     if (NULL != module->rcache) {

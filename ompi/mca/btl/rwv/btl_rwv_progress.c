@@ -189,6 +189,9 @@ int mca_btl_rwv_progress (void)
     if (!opal_list_is_empty (&module->stored)) {
         count += mca_btl_rwv_complete_stored ();
     }
+    if (!opal_list_is_empty (&module->reaped)) {
+        count += mca_btl_rwv_cm_complete_reaped ();
+    }
     count += rwv_progress_connections (module, any_cq_wanted);
     if (!opal_list_is_empty (&module->retry)) {
         mca_btl_rwv_rdma_retry ();

@@ -28,6 +28,7 @@ typedef struct mca_btl_rwv_op_t {
     opal_free_list_item_t super;
     void (*complete) (struct mca_btl_rwv_op_t *op, int status);
     bool in_transport;      /* posted, its completion not yet reported */
+    int status;             /* reported while the connection thread served: kept for progress */
 } mca_btl_rwv_op_t;
 
 /* A backend marks an operation it gave the transport and reports its
@@ -42,6 +43,12 @@ static inline void mca_btl_rwv_op_report (mca_btl_rwv_op_t *op, int status)
 {
     if (op->in_transport) {
         op->in_transport = false;
+        if (OPAL_UNLIKELY(mca_btl_rwv_component.module->serving)) {
+            /* the connection thread never calls up: progress completes it */
+            op->status = status;
+            opal_list_append (&mca_btl_rwv_component.module->reaped, &op->super.super);
+            return;
+        }
         op->complete (op, status);
     }
 }
@@ -174,6 +181,8 @@ struct mca_btl_rwv_rail_t {
     char name[128];                 /* for messages: backend, provider, interface, addresses */
     mca_btl_rwv_rail_addr_t addr;   /* where peers connect */
     int cm_fd;                      /* readable when connection events wait; -1: none */
+    int data_fd;                    /* readable when the transport has peers' data to progress
+                                     * (btl_rwv_async_progress); -1: none */
     size_t inject_size;             /* largest inject_write */
     int max_batch;                  /* most writes one writev posts; below 2: no writev */
     int gather_max;                 /* pieces of unregistered memory one write_gather takes; 0: the transport

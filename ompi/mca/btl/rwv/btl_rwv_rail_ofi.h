@@ -36,6 +36,7 @@ typedef struct mca_btl_rwv_ofi_rail_t {
     struct fid_fabric *fabric;
     struct fid_domain *domain;
     struct fid_eq *eq;
+    struct fid_wait *wait;  /* the completion queues' wait set (its fd: super.data_fd), or NULL */
     /* new endpoints bind to cqs[cq_now]; one retired by a closing that
      * may have damaged it (see mca_btl_rwv_ofi_cq_taint) is read until its
      * last endpoint is closed */

@@ -26,8 +26,19 @@
 int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot)
 {
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .size = 4096, .wait_obj = FI_WAIT_NONE};
+    int rc;
 
-    return fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
+    if (NULL != rail->wait) {
+        cq_attr.wait_obj = FI_WAIT_SET;
+        cq_attr.wait_set = rail->wait;
+    }
+    rc = fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
+    if (0 != rc && NULL != rail->wait) {
+        cq_attr.wait_obj = FI_WAIT_NONE;
+        cq_attr.wait_set = NULL;
+        rc = fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
+    }
+    return rc;
 }
 
 /* libfabric 1.17's tcp provider, closing an endpoint that is receiving

@@ -232,6 +232,27 @@ static int ofi_eq_open (mca_btl_rwv_ofi_rail_t *rail)
     return fi_eq_open (rail->fabric, &eq_attr, &rail->eq, NULL);
 }
 
+/* Where the connection thread serves peers while the application computes
+ * (btl_rwv_async_progress): a wait set for the completion queues, whose
+ * fd wakes when peers' data waits for the provider.  Without one, data
+ * waits for the application's progress. */
+static void ofi_wait_open (mca_btl_rwv_ofi_rail_t *rail)
+{
+    struct fi_wait_attr attr = {.wait_obj = FI_WAIT_FD};
+
+    rail->super.data_fd = -1;
+    if (!mca_btl_rwv_component.async_progress || !mca_btl_rwv_component.connection_thread ||
+        0 != fi_wait_open (rail->fabric, &attr, &rail->wait)) {
+        rail->wait = NULL;
+        return;
+    }
+    if (0 != fi_control (&rail->wait->fid, FI_GETWAIT, &rail->super.data_fd)) {
+        (void) fi_close (&rail->wait->fid);
+        rail->wait = NULL;
+        rail->super.data_fd = -1;
+    }
+}
+
 /* A batch of writes is one message of as many pieces, local and remote. */
 static size_t ofi_batch_limit (const struct fi_info *info)
 {
@@ -252,6 +273,7 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int 
         return NULL;
     }
     rail->ioctl_fd = -1;
+    rail->super.data_fd = -1;
     mca_btl_rwv_ofi_notify_construct (rail);
     OBJ_CONSTRUCT(&rail->batches, opal_free_list_t);
     rc = opal_free_list_init (&rail->batches, sizeof (mca_btl_rwv_ofi_batch_t), opal_cache_line_size,
@@ -259,6 +281,9 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int 
     rc = rc ? -FI_ENOMEM : fi_fabric (info->fabric_attr, &rail->fabric, NULL);
     rc = rc ? rc : fi_domain (rail->fabric, info, &rail->domain, NULL);
     rc = rc ? rc : ofi_eq_open (rail);
+    if (0 == rc) {
+        ofi_wait_open (rail);
+    }
     rc = rc ? rc : mca_btl_rwv_ofi_cq_open (rail, 0);
     rail->prov_key = !!(info->domain_attr->mr_mode & FI_MR_PROV_KEY);
     rail->next_key = 1;
@@ -476,6 +501,9 @@ void mca_btl_rwv_ofi_rail_close (mca_btl_rwv_rail_t *r)
         }
     }
     mca_btl_rwv_ofi_notify_destruct (rail);
+    if (rail->wait) {
+        (void) fi_close (&rail->wait->fid);
+    }
     if (rail->eq) {
         (void) fi_close (&rail->eq->fid);
     }

@@ -119,6 +119,7 @@ static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index
     }
     rail->super.index = index;
     rail->super.cm_fd = rail->channel->fd;
+    rail->super.data_fd = -1; /* the device serves reads and writes itself */
     rail->super.addr.loopback = 0;
     rail->super.inject_size = rail->inline_bytes;
     rail->super.virt_addr = true;

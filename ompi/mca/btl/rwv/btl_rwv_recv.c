@@ -222,6 +222,54 @@ static const char *mca_btl_rwv_arrival_payload (mca_btl_rwv_conn_t *conn, const 
     return problem;
 }
 
+/* May the connection thread take this arrival: a hello (nothing to
+ * deliver), or a peer's atomic request, whole and correct? */
+static bool mca_btl_rwv_servable (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr,
+                                  mca_btl_rwv_eager_hdr_t *slot_hdr, void **payload, size_t *len)
+{
+    if (MCA_BTL_RWV_HDR_FLAG_HELLO == hdr->flags) {
+        *payload = NULL;
+        return NULL == mca_btl_rwv_arrival_problem (conn, hdr);
+    }
+    return MCA_BTL_RWV_TAG_ATOMIC == hdr->tag && 0 == hdr->flags &&
+        NULL == mca_btl_rwv_arrival_payload (conn, hdr, slot_hdr, payload, len);
+}
+
+/* From the connection thread, while the application computes: the
+ * peer's hellos and atomic requests at the head of the ring, the atomics
+ * done and answered, their slots credited, and the replies or messages
+ * that waited for the peer's credit sent.  It stops at the first message
+ * that is anything else, or that is wrong: that one, and all behind it,
+ * wait for progress, in order, which delivers or refuses them as always. */
+int mca_btl_rwv_conn_serve_ring (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_eager_hdr_t *slot_hdr;
+    int count = 0;
+
+    while (MCA_BTL_RWV_CONN_CONNECTED == conn->state && NULL != (slot_hdr = mca_btl_rwv_next_arrival (conn))) {
+        mca_btl_rwv_eager_hdr_t hdr = *slot_hdr;
+        void *payload;
+        size_t len;
+
+        if (!mca_btl_rwv_servable (conn, &hdr, slot_hdr, &payload, &len)) {
+            break;
+        }
+        mca_btl_rwv_take_credit (conn, hdr.consumed);
+        if (NULL != payload && !mca_btl_rwv_atomic_serve_request (conn, payload, len)) {
+            break;
+        }
+        mca_btl_rwv_slot_consumed (conn);
+        ++count;
+    }
+    if (count) {
+        mca_btl_rwv_return_credits (conn, false);
+    }
+    if (!opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_read_credit_word (conn)) {
+        mca_btl_rwv_conn_flush_pending (conn);
+    }
+    return count;
+}
+
 /* Deliver what arrived.  Only the progressing thread gets here (see
  * mca_btl_rwv_progress), so nobody else reads this ring; the state lock is
  * dropped around each upcall.  A slot counts as consumed, and is credited

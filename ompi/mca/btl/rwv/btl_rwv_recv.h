@@ -8,6 +8,8 @@
 BEGIN_C_DECLS
 
 int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);
+/* the protocol's serve hook (mca_btl_rwv_conn_hooks_t) */
+int mca_btl_rwv_conn_serve_ring (mca_btl_rwv_conn_t *conn);
 
 /* The upcall: the PML (or osc/rdma) handles what arrived for TAG. */
 static inline void mca_btl_rwv_deliver (mca_btl_rwv_endpoint_t *endpoint, mca_btl_base_tag_t tag, void *payload,

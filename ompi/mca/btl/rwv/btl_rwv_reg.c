@@ -38,9 +38,9 @@ static int rwv_reg_mem (void *reg_data, void *base, size_t size, mca_rcache_base
             return rc;
         }
     }
-    OPAL_THREAD_LOCK(&module->regs_lock);
+    opal_mutex_lock (&module->regs_lock); /* the connection thread serves atomics too */
     (void) opal_hash_table_set_value_uint64 (&module->regs, reg->handle.rkey[0], reg);
-    OPAL_THREAD_UNLOCK(&module->regs_lock);
+    opal_mutex_unlock (&module->regs_lock);
     return OPAL_SUCCESS;
 }
 
@@ -49,9 +49,9 @@ static int rwv_dereg_mem (void *reg_data, mca_rcache_base_registration_t *rcreg)
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_reg_t *reg = (mca_btl_rwv_reg_t *) rcreg;
 
-    OPAL_THREAD_LOCK(&module->regs_lock);
+    opal_mutex_lock (&module->regs_lock);
     (void) opal_hash_table_remove_value_uint64 (&module->regs, reg->handle.rkey[0]);
-    OPAL_THREAD_UNLOCK(&module->regs_lock);
+    opal_mutex_unlock (&module->regs_lock);
 
     for (int i = 0 ; i < module->num_rails ; ++i) {
         module->rails[i]->ops->mr_dereg (module->rails[i], reg->mr[i]);
