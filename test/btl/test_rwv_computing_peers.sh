@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
+# Proves transfers to a rank that computes, with no MPI call, complete
+# while it computes (btl_rwv_async_progress: rwv's connection thread
+# serves its peers), judged by what happened, never by time:
+#  - one-sided, 2 nodes: fetch-and-ops, compare-and-swap, put and get of
+#    1 MiB and an accumulate on the target's window; the target, when its
+#    compute ends and before its next MPI call, finds every value in its
+#    window;
+#  - the same with btl_rwv_async_progress 0: the target finds nothing
+#    yet (the check can tell);
+#  - rendezvous, 2 nodes: a sender posts 8 MiB and computes; the receiver
+#    has every byte, and says so in a file, before the sender's MPI_Wait;
+#  - the same target under MPI_THREAD_MULTIPLE (where rwv's lock is a
+#    mutex the connection thread takes too);
+#  - the connection thread still sleeps while its rank computes with no
+#    traffic (test_rwv_busy_peers.sh counts its ticks).
+set -u
+. "$(dirname "$0")/../lib.sh"
+export RWV_CLUSTER=rwvc
+. "$(dirname "$0")/../cluster/cluster.sh"
+cluster_up 2 1 || exit $?
+bin=$RWV_BUILD/test/mpi/test_computing_peer
+out=$(mktemp)
+done_file=$(mktemp -u /tmp/rwv-computing.XXXXXX)
+trap 'rm -f "$out" "$done_file"; cluster_down' EXIT
+busy=4
+
+job () { # mpirun-args... -- program-args...
+    local args=()
+    while [ "$1" != "--" ]; do args+=("$1"); shift; done
+    shift
+    run_job 180 bash -c '. "$0"; shift; cluster_mpirun "$@"' "$(dirname "$0")/../cluster/cluster.sh" \
+        -- -np 2 --map-by node --mca btl self,rwv "${args[@]}" "$bin" "$@" > "$out" 2>&1
+}
+
+report () { # label rc pattern
+    if [ "$2" = 0 ] && grep -q "^ok - $3" "$out"; then
+        echo "ok - $1 ($(grep -m1 '^# ' "$out" | sed 's/^# //'))"
+    else
+        echo "not ok - $1: exit $2"; grep -v '^$' "$out" | tail -12 | sed 's/^/#   /'
+    fi
+}
+
+job -- -m onesided -t $busy
+report "2 nodes, one-sided to a target computing $busy s: every fetch-and-op, compare-and-swap, put, get and accumulate in its window before its next MPI call" \
+    $? "one-sided to a target computing"
+
+job --mca btl_rwv_async_progress 0 -- -m onesided -t $busy
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "had not completed when the target's compute ended" "$out"; then
+    echo "ok - with btl_rwv_async_progress 0 the same target finds nothing done when its compute ends (the check can tell)"
+else
+    echo "not ok - btl_rwv_async_progress 0: exit $rc"; grep -v '^$' "$out" | tail -8 | sed 's/^/#   /'
+fi
+
+job -- -m rendezvous -t $busy -f "$done_file"
+report "2 nodes, rendezvous of 8 MiB from a sender computing $busy s: received whole, every byte right, before the sender's MPI_Wait" \
+    $? "rendezvous from a sender computing"
+
+job -- -m onesided -t $busy -T
+report "the same one-sided target under MPI_THREAD_MULTIPLE" $? "one-sided to a target computing"

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * Do transfers to a rank that computes complete while it computes?  Rank 1
+ * computes for SECONDS without any MPI call; rank 0 works with it
+ * meanwhile.  What happened is judged, not how long it took:
+ *
+ *   -m onesided    rank 0, in a passive-target epoch on rank 1's window:
+ *                  100 MPI_Fetch_and_op (+1, each flushed),
+ *                  MPI_Compare_and_swap, MPI_Put of 1 MiB, MPI_Get of it
+ *                  back, MPI_Accumulate (SUM) of 4096 ints, each flushed,
+ *                  then a put of a done flag.  Rank 1, when its compute
+ *                  ends and before its next MPI call, reads its window:
+ *                  the flag, the counter, every byte of the put and every
+ *                  accumulated int must be there.
+ *   -m rendezvous  rank 0 posts MPI_Isend of 8 MiB (ob1's rendezvous) and
+ *                  computes; rank 1 receives it, checks every byte and
+ *                  creates FILE.  Rank 0, when its compute ends and
+ *                  before MPI_Wait, looks for FILE: rank 1 had the whole
+ *                  message before rank 0 called MPI again.
+ *
+ * -T: MPI_Init_thread with MPI_THREAD_MULTIPLE.
+ * Prints the time rank 0's side took (not judged).
+ *   test_computing_peer -m onesided|rendezvous [-t SECONDS] [-f FILE] [-T]
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHECK(call) do { int rc_ = (call); if (MPI_SUCCESS != rc_) { \
+    fprintf (stderr, "%s failed: %d\n", #call, rc_); MPI_Abort (MPI_COMM_WORLD, 1); } } while (0)
+
+#define FOPS 100
+#define PUT_INTS (256 * 1024)  /* 1 MiB */
+#define ACC_INTS 4096
+#define RNDV_BYTES (8u << 20)
+
+/* the window: done flag, counter, compare-and-swap word, put area, accumulate area */
+typedef struct {
+    int64_t done, counter, cas;
+    int32_t put[PUT_INTS];
+    int32_t acc[ACC_INTS];
+} window_t;
+
+static double now (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* SECONDS of work with no MPI call at all */
+static void compute (double seconds)
+{
+    volatile double x = 1.0;
+    double end = now () + seconds;
+
+    while (now () < end) {
+        for (int i = 0 ; i < 100000 ; ++i) {
+            x = x * 1.0000001 + 1e-9;
+        }
+    }
+}
+
+static int32_t put_value (int i)
+{
+    return (int32_t) (i * 2654435761u);
+}
+
+/* Rank 1 after its compute, before any MPI call: what arrived. */
+static int target_check (const volatile window_t *win)
+{
+    int bad = 0;
+
+    __atomic_thread_fence (__ATOMIC_ACQUIRE);
+    if (1 != win->done) {
+        printf ("# the origin's operations had not completed when the target's compute ended (done flag %lld, "
+                "counter %lld of %d)\n", (long long) win->done, (long long) win->counter, FOPS);
+        return 1;
+    }
+    bad += FOPS != win->counter || 1 != win->cas;
+    for (int i = 0 ; i < PUT_INTS ; ++i) {
+        bad += put_value (i) != win->put[i];
+    }
+    for (int i = 0 ; i < ACC_INTS ; ++i) {
+        bad += 100 + i != win->acc[i];
+    }
+    if (bad) {
+        printf ("# the target's window is wrong in %d places\n", bad);
+    }
+    return bad;
+}
+
+/* Rank 0: every operation on rank 1's window, each flushed. */
+static int origin_work (MPI_Win win)
+{
+    const MPI_Aint put_disp = offsetof (window_t, put), acc_disp = offsetof (window_t, acc);
+    int64_t one = 1, fetched, zero = 0, cas_old, done = 1;
+    int32_t *buf = malloc (PUT_INTS * sizeof (int32_t)), *acc = malloc (ACC_INTS * sizeof (int32_t));
+    int bad = 0;
+
+    for (int i = 0 ; i < FOPS ; ++i) {
+        CHECK(MPI_Fetch_and_op (&one, &fetched, MPI_INT64_T, 1, offsetof (window_t, counter), MPI_SUM, win));
+        CHECK(MPI_Win_flush (1, win));
+        bad += fetched != i;
+    }
+    CHECK(MPI_Compare_and_swap (&one, &zero, &cas_old, MPI_INT64_T, 1, offsetof (window_t, cas), win));
+    CHECK(MPI_Win_flush (1, win));
+    bad += 0 != cas_old;
+    for (int i = 0 ; i < PUT_INTS ; ++i) {
+        buf[i] = put_value (i);
+    }
+    CHECK(MPI_Put (buf, PUT_INTS, MPI_INT32_T, 1, put_disp, PUT_INTS, MPI_INT32_T, win));
+    CHECK(MPI_Win_flush (1, win));
+    memset (buf, 0, PUT_INTS * sizeof (int32_t));
+    CHECK(MPI_Get (buf, PUT_INTS, MPI_INT32_T, 1, put_disp, PUT_INTS, MPI_INT32_T, win));
+    CHECK(MPI_Win_flush (1, win));
+    for (int i = 0 ; i < PUT_INTS ; ++i) {
+        bad += put_value (i) != buf[i];
+    }
+    for (int i = 0 ; i < ACC_INTS ; ++i) {
+        acc[i] = 100 + i;
+    }
+    CHECK(MPI_Accumulate (acc, ACC_INTS, MPI_INT32_T, 1, acc_disp, ACC_INTS, MPI_INT32_T, MPI_SUM, win));
+    CHECK(MPI_Win_flush (1, win));
+    CHECK(MPI_Put (&done, 1, MPI_INT64_T, 1, offsetof (window_t, done), 1, MPI_INT64_T, win));
+    CHECK(MPI_Win_flush (1, win));
+    free (buf);
+    free (acc);
+    return bad;
+}
+
+static int onesided (int rank, double seconds)
+{
+    window_t *base;
+    MPI_Win win;
+    double took = 0;
+    int bad = 0, total;
+
+    CHECK(MPI_Win_allocate (sizeof (window_t), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    memset (base, 0, sizeof (*base));
+    CHECK(MPI_Win_lock_all (0, win));
+    CHECK(MPI_Barrier (MPI_COMM_WORLD));
+    if (1 == rank) {
+        compute (seconds);
+        bad = target_check (base);
+    } else if (0 == rank) {
+        double start = now ();
+
+        bad = origin_work (win);
+        took = now () - start;
+    }
+    CHECK(MPI_Win_unlock_all (win));
+    CHECK(MPI_Allreduce (&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    if (0 == rank) {
+        printf ("# origin's operations took %.3f s while the target computed %.0f s\n", took, seconds);
+        printf ("%s - one-sided to a target computing %.0f s: %d fetch-and-ops, compare-and-swap, put and get of "
+                "1 MiB, accumulate, all in its window when its compute ended (%d wrong)\n", total ? "not ok" : "ok",
+                seconds, FOPS, total);
+    }
+    CHECK(MPI_Win_free (&win));
+    return total;
+}
+
+static int rendezvous (int rank, double seconds, const char *file)
+{
+    unsigned char *buf = malloc (RNDV_BYTES);
+    int bad = 0, total, seen = 0;
+
+    if (0 == rank) {
+        MPI_Request req;
+        double start;
+
+        for (size_t i = 0 ; i < RNDV_BYTES ; ++i) {
+            buf[i] = (unsigned char) (i * 131 + 7);
+        }
+        (void) unlink (file);
+        CHECK(MPI_Barrier (MPI_COMM_WORLD));
+        CHECK(MPI_Isend (buf, RNDV_BYTES, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &req));
+        start = now ();
+        compute (seconds);
+        seen = 0 == access (file, F_OK);
+        CHECK(MPI_Wait (&req, MPI_STATUS_IGNORE));
+        printf ("# the sender computed %.3f s; the receiver's file was %s before MPI_Wait\n", now () - start,
+                seen ? "there" : "missing");
+        bad = !seen;
+    } else if (1 == rank) {
+        CHECK(MPI_Barrier (MPI_COMM_WORLD));
+        CHECK(MPI_Recv (buf, RNDV_BYTES, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (size_t i = 0 ; i < RNDV_BYTES ; ++i) {
+            bad += (unsigned char) (i * 131 + 7) != buf[i];
+        }
+        if (0 == bad) {
+            FILE *done = fopen (file, "w");
+
+            bad = NULL == done;
+            if (done) {
+                fclose (done);
+            }
+        }
+    } else {
+        CHECK(MPI_Barrier (MPI_COMM_WORLD));
+    }
+    CHECK(MPI_Allreduce (&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    if (0 == rank) {
+        printf ("%s - rendezvous from a sender computing %.0f s: 8 MiB, every byte right, received whole before "
+                "the sender's MPI_Wait\n", total ? "not ok" : "ok", seconds);
+    }
+    free (buf);
+    return total;
+}
+
+int main (int argc, char **argv)
+{
+    const char *mode = NULL, *file = "/tmp/rwv-computing-peer.done";
+    double seconds = 5;
+    int rank, size, opt, bad, provided, multiple = 0;
+
+    while ((opt = getopt (argc, argv, "m:t:f:T")) != -1) {
+        switch (opt) {
+        case 'm': mode = optarg; break;
+        case 't': seconds = atof (optarg); break;
+        case 'f': file = optarg; break;
+        case 'T': multiple = 1; break;
+        default: return 2;
+        }
+    }
+    MPI_Init_thread (&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+    if (multiple && MPI_THREAD_MULTIPLE != provided) {
+        fprintf (stderr, "MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
+        MPI_Abort (MPI_COMM_WORLD, 1);
+    }
+    MPI_Comm_rank (MPI_COMM_WORLD, &rank);
+    MPI_Comm_size (MPI_COMM_WORLD, &size);
+    if (size < 2 || NULL == mode || (strcmp (mode, "onesided") && strcmp (mode, "rendezvous"))) {
+        if (0 == rank) {
+            fprintf (stderr, "usage: mpirun -np 2 %s -m onesided|rendezvous [-t SECONDS] [-f FILE] [-T]\n", argv[0]);
+        }
+        MPI_Finalize ();
+        return 2;
+    }
+    bad = 0 == strcmp (mode, "onesided") ? onesided (rank, seconds) : rendezvous (rank, seconds, file);
+    MPI_Finalize ();
+    return bad ? 1 : 0;
+}
