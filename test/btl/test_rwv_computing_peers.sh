@@ -13,6 +13,10 @@
 #    has every byte, and says so in a file, before the sender's MPI_Wait;
 #  - the same target under MPI_THREAD_MULTIPLE (where rwv's lock is a
 #    mutex the connection thread takes too);
+#  - a peer that dies while the thread serves it: the origin kills itself
+#    after 10 fetch-and-ops, mpirun lets the target run on
+#    (--enable-recovery); the target finds the 10 done when its compute
+#    ends, and its next MPI call reports the peer's host: no hang;
 #  - the connection thread still sleeps while its rank computes with no
 #    traffic (test_rwv_busy_peers.sh counts its ticks).
 set -u
@@ -60,3 +64,14 @@ report "2 nodes, rendezvous of 8 MiB from a sender computing $busy s: received w
 
 job -- -m onesided -t $busy -T
 report "the same one-sided target under MPI_THREAD_MULTIPLE" $? "one-sided to a target computing"
+
+job --enable-recovery -- -m onesided -t $busy -k
+rc=$?
+if [ "$rc" -ne 124 ] && grep -q "counter 10 of 100" "$out" &&
+   grep -q -e "could not keep a connection to host $(cluster_node_name 1)" \
+           -e "btl/rwv: connection to $(cluster_node_name 1) failed" "$out" &&
+   ! grep -q -i -e 'segmentation fault' -e 'signal 11' -e 'core dumped' "$out"; then
+    echo "ok - a peer that dies while the thread serves it: the target had its 10 fetch-and-ops, and its next MPI call reports the peer's host (exit $rc)"
+else
+    echo "not ok - a peer dying while served: exit $rc"; grep -v '^$' "$out" | tail -12 | sed 's/^/#   /'
+fi

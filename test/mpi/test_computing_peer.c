@@ -16,13 +16,20 @@
  *                  computes; rank 1 receives it, checks every byte and
  *                  creates FILE.  Rank 0, when its compute ends and
  *                  before MPI_Wait, looks for FILE: rank 1 had the whole
- *                  message before rank 0 called MPI again.
+ *                  message before rank 0 called MPI again.  With -t 0
+ *                  nothing is judged: the time in MPI_Wait is then the
+ *                  transfer's own.
  *
  * -T: MPI_Init_thread with MPI_THREAD_MULTIPLE.
+ * -k: (onesided) rank 0 kills itself after 10 fetch-and-ops: the target
+ *     must learn of it at its next MPI call, not hang.
+ * -i: rank 1 waits in MPI (a barrier) instead of computing, for the time
+ *     the same work takes against an idle peer (nothing is judged then).
  * Prints the time rank 0's side took (not judged).
- *   test_computing_peer -m onesided|rendezvous [-t SECONDS] [-f FILE] [-T]
+ *   test_computing_peer -m onesided|rendezvous [-t SECONDS] [-f FILE] [-T] [-i] [-k]
  */
 #include <mpi.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +87,7 @@ static int target_check (const volatile window_t *win)
     if (1 != win->done) {
         printf ("# the origin's operations had not completed when the target's compute ended (done flag %lld, "
                 "counter %lld of %d)\n", (long long) win->done, (long long) win->counter, FOPS);
+        fflush (stdout);
         return 1;
     }
     bad += FOPS != win->counter || 1 != win->cas;
@@ -96,7 +104,7 @@ static int target_check (const volatile window_t *win)
 }
 
 /* Rank 0: every operation on rank 1's window, each flushed. */
-static int origin_work (MPI_Win win)
+static int origin_work (MPI_Win win, int die)
 {
     const MPI_Aint put_disp = offsetof (window_t, put), acc_disp = offsetof (window_t, acc);
     int64_t one = 1, fetched, zero = 0, cas_old, done = 1;
@@ -107,6 +115,10 @@ static int origin_work (MPI_Win win)
         CHECK(MPI_Fetch_and_op (&one, &fetched, MPI_INT64_T, 1, offsetof (window_t, counter), MPI_SUM, win));
         CHECK(MPI_Win_flush (1, win));
         bad += fetched != i;
+        if (die && 9 == i) {
+            fflush (stdout);
+            raise (SIGKILL); /* dies in the middle of the epoch, without a goodbye */
+        }
     }
     CHECK(MPI_Compare_and_swap (&one, &zero, &cas_old, MPI_INT64_T, 1, offsetof (window_t, cas), win));
     CHECK(MPI_Win_flush (1, win));
@@ -134,7 +146,7 @@ static int origin_work (MPI_Win win)
     return bad;
 }
 
-static int onesided (int rank, double seconds)
+static int onesided (int rank, double seconds, int idle, int die)
 {
     window_t *base;
     MPI_Win win;
@@ -145,22 +157,33 @@ static int onesided (int rank, double seconds)
     memset (base, 0, sizeof (*base));
     CHECK(MPI_Win_lock_all (0, win));
     CHECK(MPI_Barrier (MPI_COMM_WORLD));
-    if (1 == rank) {
+    if (1 == rank && idle) {
+        CHECK(MPI_Barrier (MPI_COMM_WORLD));
+    } else if (1 == rank) {
         compute (seconds);
         bad = target_check (base);
     } else if (0 == rank) {
         double start = now ();
 
-        bad = origin_work (win);
+        bad = origin_work (win, die);
         took = now () - start;
+        if (idle) {
+            CHECK(MPI_Barrier (MPI_COMM_WORLD));
+        }
     }
     CHECK(MPI_Win_unlock_all (win));
     CHECK(MPI_Allreduce (&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     if (0 == rank) {
-        printf ("# origin's operations took %.3f s while the target computed %.0f s\n", took, seconds);
-        printf ("%s - one-sided to a target computing %.0f s: %d fetch-and-ops, compare-and-swap, put and get of "
-                "1 MiB, accumulate, all in its window when its compute ended (%d wrong)\n", total ? "not ok" : "ok",
-                seconds, FOPS, total);
+        printf ("# origin's operations took %.3f s while the target %s\n", took,
+                idle ? "waited in MPI" : "computed");
+        if (idle) {
+            printf ("%s - one-sided to a target waiting in MPI: every value read back right (%d wrong)\n",
+                    total ? "not ok" : "ok", total);
+        } else {
+            printf ("%s - one-sided to a target computing %.0f s: %d fetch-and-ops, compare-and-swap, put and get "
+                    "of 1 MiB, accumulate, all in its window when its compute ended (%d wrong)\n",
+                    total ? "not ok" : "ok", seconds, FOPS, total);
+        }
     }
     CHECK(MPI_Win_free (&win));
     return total;
@@ -173,7 +196,7 @@ static int rendezvous (int rank, double seconds, const char *file)
 
     if (0 == rank) {
         MPI_Request req;
-        double start;
+        double start, wait;
 
         for (size_t i = 0 ; i < RNDV_BYTES ; ++i) {
             buf[i] = (unsigned char) (i * 131 + 7);
@@ -184,10 +207,12 @@ static int rendezvous (int rank, double seconds, const char *file)
         start = now ();
         compute (seconds);
         seen = 0 == access (file, F_OK);
+        wait = now ();
         CHECK(MPI_Wait (&req, MPI_STATUS_IGNORE));
-        printf ("# the sender computed %.3f s; the receiver's file was %s before MPI_Wait\n", now () - start,
-                seen ? "there" : "missing");
-        bad = !seen;
+        wait = now () - wait;
+        printf ("# the sender computed %.3f s; the receiver's file was %s before MPI_Wait, which took %.6f s\n",
+                now () - start - wait, seen ? "there" : "missing", wait);
+        bad = seconds > 0 && !seen;
     } else if (1 == rank) {
         CHECK(MPI_Barrier (MPI_COMM_WORLD));
         CHECK(MPI_Recv (buf, RNDV_BYTES, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -218,14 +243,16 @@ int main (int argc, char **argv)
 {
     const char *mode = NULL, *file = "/tmp/rwv-computing-peer.done";
     double seconds = 5;
-    int rank, size, opt, bad, provided, multiple = 0;
+    int rank, size, opt, bad, provided, multiple = 0, idle = 0, die = 0;
 
-    while ((opt = getopt (argc, argv, "m:t:f:T")) != -1) {
+    while ((opt = getopt (argc, argv, "m:t:f:Tik")) != -1) {
         switch (opt) {
         case 'm': mode = optarg; break;
         case 't': seconds = atof (optarg); break;
         case 'f': file = optarg; break;
         case 'T': multiple = 1; break;
+        case 'i': idle = 1; break;
+        case 'k': die = 1; break;
         default: return 2;
         }
     }
@@ -238,12 +265,12 @@ int main (int argc, char **argv)
     MPI_Comm_size (MPI_COMM_WORLD, &size);
     if (size < 2 || NULL == mode || (strcmp (mode, "onesided") && strcmp (mode, "rendezvous"))) {
         if (0 == rank) {
-            fprintf (stderr, "usage: mpirun -np 2 %s -m onesided|rendezvous [-t SECONDS] [-f FILE] [-T]\n", argv[0]);
+            fprintf (stderr, "usage: mpirun -np 2 %s -m onesided|rendezvous [-t SECONDS] [-f FILE] [-T] [-i] [-k]\n", argv[0]);
         }
         MPI_Finalize ();
         return 2;
     }
-    bad = 0 == strcmp (mode, "onesided") ? onesided (rank, seconds) : rendezvous (rank, seconds, file);
+    bad = 0 == strcmp (mode, "onesided") ? onesided (rank, seconds, idle, die) : rendezvous (rank, seconds, file);
     MPI_Finalize ();
     return bad ? 1 : 0;
 }
