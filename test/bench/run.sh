@@ -130,6 +130,7 @@ fi
         section "barrier, 4 to 16 nodes" "$bench/bench_barrier_nodes.sh" "$rounds" 1000 4 8 16
     fi
     section "one-sided" "$bench/bench_onesided.sh" "$out/data"
+    section "computing peers" "$bench/bench_computing.sh" "$rounds" "$out/data"
     section "NetPIPE" "$bench/bench_netpipe.sh" "$out/data" "$np_upper" $np_options
     for su in $suites; do root_part "$su"; done
     echo "## Plots"
