@@ -5,7 +5,7 @@
 #  - one-sided (test_computing_peer -m onesided): the origin's 100
 #    fetch-and-ops, compare-and-swap, put and get of 1 MiB and accumulate,
 #    each flushed, against a target waiting in MPI and against one
-#    computing 2 s; over rwv with btl_rwv_async_progress on and off (stock
+#    computing 2 s; over rwv with btl_rwv_async_progress 1 and 0 (stock
 #    Open MPI 4.1 has no one-sided path between nodes);
 #  - rendezvous (-m rendezvous): 8 MiB MPI_Isend, then compute for 3
 #    times the idle transfer time, then MPI_Wait; the sender's
@@ -54,12 +54,12 @@ median_of () { # command... run ROUNDS times
 
 echo "## Computing peers: a rank that computes holds its peers back? (2 nodes, 1 rail)"
 echo
-echo "| one-sided to a target | rwv | rwv, btl_rwv_async_progress 0 |"
+echo "| one-sided to a target | rwv, btl_rwv_async_progress 1 | rwv (default: 0) |"
 echo "|---|---:|---:|"
 bench_progress "computing peers: one-sided"
-idle_on=$(median_of osc_time idle --mca btl self,rwv)
+idle_on=$(median_of osc_time idle --mca btl self,rwv --mca btl_rwv_async_progress 1)
 idle_off=$(median_of osc_time idle --mca btl self,rwv --mca btl_rwv_async_progress 0)
-busy_on=$(median_of osc_time busy --mca btl self,rwv)
+busy_on=$(median_of osc_time busy --mca btl self,rwv --mca btl_rwv_async_progress 1)
 busy_off=$(median_of osc_time busy --mca btl self,rwv --mca btl_rwv_async_progress 0)
 echo "| waiting in MPI, s | $idle_on | $idle_off |"
 echo "| computing 2 s, s | $busy_on | $busy_off |"
@@ -70,7 +70,7 @@ echo "flushed (test/mpi/test_computing_peer). Stock Open MPI 4.1.4 has no one-si
 echo
 echo "| rendezvous of 8 MiB, sender computing | idle transfer, ms | left in MPI_Wait after computing 3x that, ms | sender's availability |"
 echo "|---|---:|---:|---:|"
-for contender in "rwv|--mca btl self,rwv" "rwv, btl_rwv_async_progress 0|--mca btl self,rwv --mca btl_rwv_async_progress 0" \
+for contender in "rwv, btl_rwv_async_progress 1|--mca btl self,rwv --mca btl_rwv_async_progress 1" "rwv (default)|--mca btl self,rwv" \
                  "btl/tcp|--mca btl self,tcp" "btl/tcp, btl_tcp_progress_thread 1|--mca btl self,tcp --mca btl_tcp_progress_thread 1"; do
     name=${contender%%|*}
     read -r -a args <<< "${contender#*|}"
