@@ -112,22 +112,3 @@ int mca_btl_rwv_cm_run_deferred (void)
     MCA_BTL_RWV_UNLOCK(module);
     return count;
 }
-
-int mca_btl_rwv_cm_complete_reaped (void)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    int count = 0;
-
-    while (true) {
-        mca_btl_rwv_op_t *op;
-
-        MCA_BTL_RWV_LOCK(module);
-        op = (mca_btl_rwv_op_t *) opal_list_remove_first (&module->reaped);
-        MCA_BTL_RWV_UNLOCK(module);
-        if (NULL == op) {
-            return count;
-        }
-        op->complete (op, op->status);
-        ++count;
-    }
-}

@@ -50,9 +50,6 @@ bool mca_btl_rwv_cm_defer_request (mca_btl_rwv_rail_t *rail, void *request, cons
 /* From progress, in the application's thread: handle what was queued, in
  * order; returns how many. */
 int mca_btl_rwv_cm_run_deferred (void);
-/* From progress: the completions the thread read while it served peers
- * (module->reaped), reported now; returns how many. */
-int mca_btl_rwv_cm_complete_reaped (void);
 
 static inline bool mca_btl_rwv_cm_has_deferred (mca_btl_rwv_module_t *module)
 {

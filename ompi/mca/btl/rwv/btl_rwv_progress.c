@@ -187,10 +187,10 @@ int mca_btl_rwv_progress (void)
         count = rwv_poll_rings (cq_wanted);
     }
     if (!opal_list_is_empty (&module->stored)) {
-        count += mca_btl_rwv_complete_stored ();
+        count += mca_btl_rwv_complete_ops (&module->stored);
     }
     if (!opal_list_is_empty (&module->reaped)) {
-        count += mca_btl_rwv_cm_complete_reaped ();
+        count += mca_btl_rwv_complete_ops (&module->reaped);
     }
     count += rwv_progress_connections (module, any_cq_wanted);
     if (!opal_list_is_empty (&module->retry)) {

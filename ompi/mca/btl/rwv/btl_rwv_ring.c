@@ -43,7 +43,7 @@ int mca_btl_rwv_ring_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t le
 {
     if (NULL != conn->peer.ring) {
         mca_btl_rwv_shm_store (conn, buf, len, raddr);
-        opal_list_append (&mca_btl_rwv_component.module->stored, &op->super.super);
+        mca_btl_rwv_op_stored (op);
         return OPAL_SUCCESS;
     }
     return conn->rail->ops->write (conn, buf, len, desc, raddr, conn->peer.ring_rkey, conn->peer.notify_imm,
@@ -57,15 +57,22 @@ int mca_btl_rwv_ring_write_gathered (mca_btl_rwv_conn_t *conn, const struct iove
 {
     if (NULL != conn->peer.ring) {
         mca_btl_rwv_shm_store_gathered (conn, iov, count, raddr);
-        opal_list_append (&mca_btl_rwv_component.module->stored, &op->super.super);
+        mca_btl_rwv_op_stored (op);
         return OPAL_SUCCESS;
     }
     return conn->rail->ops->write_gather (conn, iov, count, raddr, conn->peer.ring_rkey, conn->peer.notify_imm,
                                           mca_btl_rwv_imm (conn), op);
 }
 
-/* Complete the writes done as stores; returns how many. */
-int mca_btl_rwv_complete_stored (void)
+/* A write done as a store completes at the next progress call, never
+ * under the caller's lock (it may be deep in the PML). */
+void mca_btl_rwv_op_stored (mca_btl_rwv_op_t *op)
+{
+    op->status = OPAL_SUCCESS;
+    opal_list_append (&mca_btl_rwv_component.module->stored, &op->super.super);
+}
+
+int mca_btl_rwv_complete_ops (opal_list_t *ops)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     int count = 0;
@@ -74,12 +81,12 @@ int mca_btl_rwv_complete_stored (void)
         mca_btl_rwv_op_t *op;
 
         MCA_BTL_RWV_LOCK(module);
-        op = (mca_btl_rwv_op_t *) opal_list_remove_first (&module->stored);
+        op = (mca_btl_rwv_op_t *) opal_list_remove_first (ops);
         MCA_BTL_RWV_UNLOCK(module);
         if (NULL == op) {
             return count;
         }
-        op->complete (op, OPAL_SUCCESS);
+        op->complete (op, op->status);
         ++count;
     }
 }

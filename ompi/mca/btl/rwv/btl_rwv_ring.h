@@ -22,8 +22,12 @@ int mca_btl_rwv_ring_write_gathered (mca_btl_rwv_conn_t *conn, const struct iove
                                      mca_btl_rwv_op_t *op);
 /* at finalize, before closing: the peer can tell our departure from our death */
 void mca_btl_rwv_conn_say_goodbye (mca_btl_rwv_conn_t *conn);
-/* completes the writes done as stores; returns how many */
-int mca_btl_rwv_complete_stored (void);
+/* a write done as a store: completed by progress (module->stored) */
+void mca_btl_rwv_op_stored (mca_btl_rwv_op_t *op);
+/* From progress: every op of OPS (module->stored, or module->reaped, the
+ * completions the connection thread read) completed with its status;
+ * returns how many */
+int mca_btl_rwv_complete_ops (opal_list_t *ops);
 
 END_C_DECLS
 

@@ -182,7 +182,7 @@ static int mca_btl_rwv_write_fetch (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t
     rc = mca_btl_rwv_ring_inject (conn, buf, total, mca_btl_rwv_slot_raddr (conn, total), conn->peer.notify_imm,
                                   mca_btl_rwv_imm (conn));
     if (OPAL_SUCCESS == rc) {
-        opal_list_append (&mca_btl_rwv_component.module->stored, &frag->op.super.super);
+        mca_btl_rwv_op_stored (&frag->op);
     }
     return rc;
 }
