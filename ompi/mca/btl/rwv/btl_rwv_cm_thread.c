@@ -123,80 +123,22 @@ static int rwv_cm_serve (mca_btl_rwv_module_t *module)
     return count;
 }
 
-/* Peers' data waits for the provider (a data fd woke the thread, or the
- * provider's trywait refused).  The application serves them at its next
- * progress pass; the thread does only if no pass comes.  The data fds
- * wake the thread once each time they are armed (EPOLLONESHOT): while the
- * application progresses rwv itself, they stay unarmed for 10 ms at a
- * time, so a rank busy in MPI pays at most a wake every 10 ms. */
-#define MCA_BTL_RWV_DATA_REARM 0.01 /* seconds */
-
+/* Peers' data waits for the provider (its fd woke the thread, or its
+ * trywait refused: a trywait may read the socket itself, so the fd alone
+ * does not keep saying so).  The application serves them at its next
+ * progress pass; the thread does only if no pass comes. */
 typedef struct {
     bool waiting;
     bool looked;        /* the thread has paused once since: long enough to tell */
     unsigned calls;     /* the application's progress passes when they began to wait */
-    bool armed;         /* the data fds wake the thread */
-    double armed_at;    /* since when */
-    double rearm_at;    /* else, when they are armed again */
 } rwv_cm_peers_t;
-
-#define MCA_BTL_RWV_AWAY 0.00005 /* seconds without a progress pass that tell the application is away */
-
-static bool rwv_cm_data_waits (mca_btl_rwv_module_t *module)
-{
-    for (int i = 0 ; i < module->num_rails ; ++i) {
-        mca_btl_rwv_rail_t *rail = module->rails[i];
-
-        if (rail->data_fd >= 0 && rail->num_conns && rail->ops->data_waits (rail)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-static unsigned rwv_cm_passes (const mca_btl_rwv_module_t *module)
-{
-    return __atomic_load_n (&module->progress_calls, __ATOMIC_RELAXED);
-}
 
 static void rwv_cm_peers_wait (mca_btl_rwv_module_t *module, rwv_cm_peers_t *peers)
 {
     if (!peers->waiting) {
-        peers->waiting = true;
-        peers->looked = false;
-        peers->calls = rwv_cm_passes (module);
+        *peers = (rwv_cm_peers_t) {.waiting = true, .looked = false,
+                                   .calls = __atomic_load_n (&module->progress_calls, __ATOMIC_RELAXED)};
     }
-}
-
-/* A data fd woke the thread: the peers wait, unless the application has
- * made a progress pass since the fds were armed (it is in MPI, and reads
- * its data itself). */
-static void rwv_cm_data_woke (mca_btl_rwv_module_t *module, rwv_cm_peers_t *peers)
-{
-    double now = mca_btl_rwv_now ();
-
-    peers->armed = false;
-    if (rwv_cm_passes (module) != peers->calls) {
-        peers->rearm_at = now + MCA_BTL_RWV_DATA_REARM;
-        return;
-    }
-    rwv_cm_peers_wait (module, peers);
-    /* no pass since they were armed, long enough ago: no pause to tell */
-    peers->looked = now - peers->armed_at >= MCA_BTL_RWV_AWAY;
-}
-
-static void rwv_cm_arm_data (mca_btl_rwv_module_t *module, rwv_cm_peers_t *peers)
-{
-    for (int i = 0 ; i < module->num_rails ; ++i) {
-        struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.fd = module->rails[i]->data_fd};
-
-        if (ev.data.fd >= 0) {
-            (void) epoll_ctl (module->cm.epoll_fd, EPOLL_CTL_MOD, ev.data.fd, &ev);
-        }
-    }
-    peers->armed = true;
-    peers->armed_at = mca_btl_rwv_now ();
-    peers->calls = rwv_cm_passes (module);
 }
 
 /* Serve the waiting peers if the application is away from MPI: no
@@ -204,9 +146,8 @@ static void rwv_cm_arm_data (mca_btl_rwv_module_t *module, rwv_cm_peers_t *peers
  * True if something was served. */
 static bool rwv_cm_serve_away (mca_btl_rwv_module_t *module, rwv_cm_peers_t *peers)
 {
-    if (rwv_cm_passes (module) != peers->calls) {
+    if (__atomic_load_n (&module->progress_calls, __ATOMIC_RELAXED) != peers->calls) {
         peers->waiting = false; /* a pass came: it read them */
-        peers->rearm_at = mca_btl_rwv_now () + MCA_BTL_RWV_DATA_REARM;
         return false;
     }
     if (!peers->looked || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE)) {
@@ -214,17 +155,7 @@ static bool rwv_cm_serve_away (mca_btl_rwv_module_t *module, rwv_cm_peers_t *pee
         return false;
     }
     peers->waiting = false;
-    peers->rearm_at = 0;
-    /* a trywait that says nothing waits may have read a socket into the
-     * completion queue on its way: what it left there is read once more */
-    if (rwv_cm_serve (module) > 0 || rwv_cm_data_waits (module) || rwv_cm_serve (module) > 0) {
-        /* more may come (an 8 MiB read answered a socket's worth at a
-         * time): serve again after a pause while the application is away */
-        rwv_cm_peers_wait (module, peers);
-        peers->looked = true;
-        return true;
-    }
-    return false;
+    return rwv_cm_serve (module) > 0;
 }
 
 /* A wake with no event (libfabric's tcp provider wakes its event fd for
@@ -251,15 +182,13 @@ static bool rwv_cm_is_data_fd (const mca_btl_rwv_module_t *module, int fd)
     return false;
 }
 
-/* Sleep until a rail's fd or finalize wakes the thread, or until the
- * data fds are due to be armed again; true for finalize.  *DATA: a rail's
- * data fd woke it. */
-static bool rwv_cm_sleep (mca_btl_rwv_module_t *module, const rwv_cm_peers_t *peers, bool *data)
+/* Sleep until a rail's fd or finalize wakes the thread; true for
+ * finalize.  *DATA: a rail's data fd woke it (peers' data waits, which
+ * the provider's trywait does not always see before it is read). */
+static bool rwv_cm_sleep (mca_btl_rwv_module_t *module, bool *data)
 {
     struct epoll_event ready[2 * MCA_BTL_RWV_MAX_RAILS + 1];
-    int rearm_ms = (int) ((peers->rearm_at - mca_btl_rwv_now ()) * 1000) + 1;
-    int n = epoll_wait (module->cm.epoll_fd, ready, 2 * MCA_BTL_RWV_MAX_RAILS + 1,
-                        peers->armed ? -1 : rearm_ms < 0 ? 0 : rearm_ms);
+    int n = epoll_wait (module->cm.epoll_fd, ready, 2 * MCA_BTL_RWV_MAX_RAILS + 1, -1);
 
     for (int i = 0 ; i < n ; ++i) {
         if (ready[i].data.fd == module->cm.stop_fd) {
@@ -274,29 +203,24 @@ static void *rwv_cm_thread_main (void *arg)
 {
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) arg;
     long pause_ns = 50000;
-    bool just_woken = false, data = false, serve = mca_btl_rwv_component.async_progress;
-    rwv_cm_peers_t peers = {.waiting = false, .armed = true};
+    bool just_woken = false, data = false;
+    rwv_cm_peers_t peers = {.waiting = false};
 
     mca_btl_rwv_in_cm_thread = true;
     (void) pthread_setname_np (pthread_self (), "rwv-conn"); /* for top -H, and the tests */
     while (true) {
         mca_btl_rwv_cm_state_t state = rwv_cm_state (module);
 
-        if (data) {
-            rwv_cm_data_woke (module, &peers);
-            data = false;
-        } else if (MCA_BTL_RWV_CM_BUSY == state && serve) {
+        if ((data || MCA_BTL_RWV_CM_BUSY == state) && mca_btl_rwv_component.async_progress) {
             rwv_cm_peers_wait (module, &peers);
         }
+        data = false;
         if (MCA_BTL_RWV_CM_EVENT == state && rwv_cm_drain (module) > 0) {
             pause_ns = 50000;
         } else if (peers.waiting && rwv_cm_serve_away (module, &peers)) {
             pause_ns = 50000;
         } else if (MCA_BTL_RWV_CM_IDLE == state && !just_woken && !peers.waiting) {
-            if (serve && !peers.armed && mca_btl_rwv_now () >= peers.rearm_at) {
-                rwv_cm_arm_data (module, &peers);
-            }
-            if (rwv_cm_sleep (module, &peers, &data)) {
+            if (rwv_cm_sleep (module, &data)) {
                 return NULL;
             }
             just_woken = true;
@@ -308,9 +232,9 @@ static void *rwv_cm_thread_main (void *arg)
     }
 }
 
-static bool rwv_cm_watch (int epoll_fd, int fd, uint32_t flags)
+static bool rwv_cm_watch (int epoll_fd, int fd)
 {
-    struct epoll_event ev = {.events = EPOLLIN | flags, .data.fd = fd};
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
 
     return 0 == epoll_ctl (epoll_fd, EPOLL_CTL_ADD, fd, &ev);
 }
@@ -322,17 +246,17 @@ static bool rwv_cm_watch_rails (mca_btl_rwv_module_t *module)
     for (int i = 0 ; i < module->num_rails ; ++i) {
         mca_btl_rwv_rail_t *rail = module->rails[i];
 
-        if (rail->data_fd >= 0 && !rwv_cm_watch (module->cm.epoll_fd, rail->data_fd, EPOLLONESHOT)) {
+        if (rail->data_fd >= 0 && !rwv_cm_watch (module->cm.epoll_fd, rail->data_fd)) {
             return false;
         }
-        if (rail->cm_fd < 0 || !rwv_cm_watch (module->cm.epoll_fd, rail->cm_fd, 0)) {
+        if (rail->cm_fd < 0 || !rwv_cm_watch (module->cm.epoll_fd, rail->cm_fd)) {
             opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
                                  "btl/rwv: %s offers no file descriptor for its connection events: "
                                  "connections are answered only when the application calls MPI", rail->name);
             return false;
         }
     }
-    return rwv_cm_watch (module->cm.epoll_fd, module->cm.stop_fd, 0);
+    return rwv_cm_watch (module->cm.epoll_fd, module->cm.stop_fd);
 }
 
 static void rwv_cm_close_fds (mca_btl_rwv_module_t *module)

@@ -141,9 +141,9 @@ static const rwv_param_t rwv_params[] = {
       "emulated atomics done and answered, so one-sided and rendezvous transfers to a computing "
       "rank complete. The thread wakes only for the transport's events, stays out while the "
       "application calls MPI, and never calls the MPI library: messages for it, and completions "
-      "of its own operations, wait for its next MPI call. Costs about 0.5-1 us of latency and "
-      "5-10% of the message rate of a rank busy in MPI (the provider's wait set), so it is off "
-      "unless asked for. Needs btl_rwv_connection_thread and a libfabric rail; verbs rails serve "
+      "of its own operations, wait for its next MPI call. Costs a rank busy in MPI about 1.5 us of "
+      "latency and 6-12% of its message rate (the provider's wait set, the thread's wakes), so it is "
+      "off unless asked for. Needs btl_rwv_connection_thread and a libfabric rail; verbs rails serve "
       "reads and writes in the device anyway"),
     RWV_INT(rail_down_timeout, 120, 0, INT_MAX, 1, "use 0 or a positive number of seconds",
       "Seconds a rail's link may stay down before rwv gives it up. Peers with another rail move "

@@ -146,10 +146,6 @@ typedef struct mca_btl_rwv_rail_ops_t {
      * provider's that may wake the fd with no event.  Called by the
      * connection thread outside the module lock: it reads nothing away */
     mca_btl_rwv_cm_state_t (*cm_state) (mca_btl_rwv_rail_t *rail);
-    /* has the provider peers' data, or data of ours, still to move (its
-     * wait set's trywait refuses)?  Asked by the connection thread only
-     * while it serves a computing application; NULL where data_fd is -1 */
-    bool (*data_waits) (mca_btl_rwv_rail_t *rail);
     /* is the rail's link up (interface up with carrier)? */
     bool (*link_up) (mca_btl_rwv_rail_t *rail);
     void (*close) (mca_btl_rwv_rail_t *rail);

@@ -122,7 +122,6 @@ void mca_btl_rwv_ofi_reject (mca_btl_rwv_rail_t *r, void *request);
 void mca_btl_rwv_ofi_disconnect (struct mca_btl_rwv_conn_t *conn);
 int mca_btl_rwv_ofi_poll_connections (mca_btl_rwv_rail_t *r);
 mca_btl_rwv_cm_state_t mca_btl_rwv_ofi_cm_state (mca_btl_rwv_rail_t *r);
-bool mca_btl_rwv_ofi_data_waits (mca_btl_rwv_rail_t *r);
 /* before the rail's queues close: the endpoints still connecting */
 void mca_btl_rwv_ofi_close_abandoned (mca_btl_rwv_ofi_rail_t *rail);
 

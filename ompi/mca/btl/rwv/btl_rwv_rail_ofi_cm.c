@@ -298,20 +298,13 @@ int mca_btl_rwv_ofi_poll_connections (mca_btl_rwv_rail_t *r)
 mca_btl_rwv_cm_state_t mca_btl_rwv_ofi_cm_state (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_ofi_rail_t *rail = mca_btl_rwv_ofi_rail_of (r);
-    struct fid *fids[1] = {&rail->eq->fid};
+    struct fid *fids[2] = {&rail->eq->fid, NULL == rail->wait ? NULL : &rail->wait->fid};
     ofi_cm_buf_t buf;
     uint32_t event;
 
     if (-FI_EAGAIN != fi_eq_read (rail->eq, &event, &buf, sizeof (buf), FI_PEEK)) {
         return MCA_BTL_RWV_CM_EVENT;
     }
-    return FI_SUCCESS == fi_trywait (rail->fabric, fids, 1) ? MCA_BTL_RWV_CM_IDLE : MCA_BTL_RWV_CM_BUSY;
-}
-
-bool mca_btl_rwv_ofi_data_waits (mca_btl_rwv_rail_t *r)
-{
-    mca_btl_rwv_ofi_rail_t *rail = mca_btl_rwv_ofi_rail_of (r);
-    struct fid *fids[1] = {NULL == rail->wait ? NULL : &rail->wait->fid};
-
-    return NULL != rail->wait && FI_SUCCESS != fi_trywait (rail->fabric, fids, 1);
+    return FI_SUCCESS == fi_trywait (rail->fabric, fids, NULL == rail->wait ? 1 : 2) ? MCA_BTL_RWV_CM_IDLE
+                                                                                      : MCA_BTL_RWV_CM_BUSY;
 }
