@@ -291,13 +291,13 @@ static int mca_btl_rwv_atomic_serve (const mca_btl_rwv_atomic_request_hdr_t *req
         0 != request->address % width) {
         return rc;
     }
-    opal_mutex_lock (&module->regs_lock); /* the connection thread serves atomics too */
+    mca_btl_rwv_regs_lock (module);
     if (mca_btl_rwv_registered_for (request->key, request->address, width, MCA_RCACHE_ACCESS_REMOTE_ATOMIC)) {
         *result = mca_btl_rwv_atomic_apply (request->address, request->op, request->flags, request->operand,
                                             request->compare);
         rc = OPAL_SUCCESS;
     }
-    opal_mutex_unlock (&module->regs_lock);
+    mca_btl_rwv_regs_unlock (module);
     return rc;
 }
 

@@ -38,9 +38,9 @@ static int rwv_reg_mem (void *reg_data, void *base, size_t size, mca_rcache_base
             return rc;
         }
     }
-    opal_mutex_lock (&module->regs_lock); /* the connection thread serves atomics too */
+    mca_btl_rwv_regs_lock (module);
     (void) opal_hash_table_set_value_uint64 (&module->regs, reg->handle.rkey[0], reg);
-    opal_mutex_unlock (&module->regs_lock);
+    mca_btl_rwv_regs_unlock (module);
     return OPAL_SUCCESS;
 }
 
@@ -49,9 +49,9 @@ static int rwv_dereg_mem (void *reg_data, mca_rcache_base_registration_t *rcreg)
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_reg_t *reg = (mca_btl_rwv_reg_t *) rcreg;
 
-    opal_mutex_lock (&module->regs_lock);
+    mca_btl_rwv_regs_lock (module);
     (void) opal_hash_table_remove_value_uint64 (&module->regs, reg->handle.rkey[0]);
-    opal_mutex_unlock (&module->regs_lock);
+    mca_btl_rwv_regs_unlock (module);
 
     for (int i = 0 ; i < module->num_rails ; ++i) {
         module->rails[i]->ops->mr_dereg (module->rails[i], reg->mr[i]);
