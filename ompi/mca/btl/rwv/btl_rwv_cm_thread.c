@@ -21,13 +21,15 @@
  * progress pass.
  *
  * It also serves the peers of an application that computes
- * (btl_rwv_async_progress): the rails' completion queues share a wait set
- * whose fd wakes the thread when peers' data waits for the provider; if
- * no progress pass comes for a pause, the thread takes the gate, reads
- * the completions (the provider lands puts and answers gets and
- * rendezvous reads as it does) and does the atomics waiting at the head
- * of the rings.  Completions of our own operations, and every message for
- * the MPI library, wait for the application's next pass.
+ * (btl_rwv_async_progress).  While the application makes progress passes
+ * it serves them itself and the thread stays out, its data fds unwatched
+ * and the transport waiting as without it.  Once a pause goes by with no
+ * pass, the thread watches the rails' data fds (the completion queues'
+ * descriptors); when peers' data comes it takes the gate, reads the
+ * completions (the provider lands puts and answers gets and rendezvous
+ * reads as it does) and does the atomics waiting at the head of the
+ * rings.  Completions of our own operations, and every message for the
+ * MPI library, wait for the application's next pass.
  * Layer: connections (docs/layout.md).
  */
 #include "opal_config.h"
@@ -51,8 +53,22 @@
 
 /* ------------------------------------------------------------ the thread */
 
-/* Every event of every rail, read under the gate. */
-static int rwv_cm_drain (mca_btl_rwv_module_t *module)
+/* Under the gate: the rails' data fds up to date with their connections
+ * (btl_rwv_async_progress). */
+static void rwv_cm_data_sync (mca_btl_rwv_module_t *module)
+{
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        mca_btl_rwv_rail_t *rail = module->rails[i];
+
+        if (rail->data_fd >= 0 && NULL != rail->ops->data_sync) {
+            rail->ops->data_sync (rail);
+        }
+    }
+}
+
+/* Every event of every rail, read under the gate; WATCHING: the data fds
+ * are watched, and must follow the connections the events made. */
+static int rwv_cm_drain (mca_btl_rwv_module_t *module, bool watching)
 {
     int events = 0;
 
@@ -64,6 +80,9 @@ static int rwv_cm_drain (mca_btl_rwv_module_t *module)
         while ((n = rail->ops->poll_connections (rail)) > 0) {
             events += n;
         }
+    }
+    if (watching && events > 0) {
+        rwv_cm_data_sync (module);
     }
     mca_btl_rwv_gate_leave (module);
     return events;
@@ -79,13 +98,13 @@ static int rwv_cm_drain (mca_btl_rwv_module_t *module)
  * progress reads there it trusts only when no look ran meanwhile
  * (mca_btl_rwv_cm_looks); the drain runs under the gate, which orders
  * it. */
-static mca_btl_rwv_cm_state_t rwv_cm_state (mca_btl_rwv_module_t *module)
+static mca_btl_rwv_cm_state_t rwv_cm_state (mca_btl_rwv_module_t *module, bool data)
 {
     mca_btl_rwv_cm_state_t state = MCA_BTL_RWV_CM_IDLE;
 
     (void) __atomic_add_fetch (&module->cm.looks, 1, __ATOMIC_SEQ_CST);
     for (int i = 0 ; i < module->num_rails && MCA_BTL_RWV_CM_EVENT != state ; ++i) {
-        mca_btl_rwv_cm_state_t rail_state = module->rails[i]->ops->cm_state (module->rails[i]);
+        mca_btl_rwv_cm_state_t rail_state = module->rails[i]->ops->cm_state (module->rails[i], data);
 
         if (MCA_BTL_RWV_CM_IDLE != rail_state) {
             state = rail_state;
@@ -123,39 +142,90 @@ static int rwv_cm_serve (mca_btl_rwv_module_t *module)
     return count;
 }
 
-/* Peers' data waits for the provider (its fd woke the thread, or its
- * trywait refused: a trywait may read the socket itself, so the fd alone
- * does not keep saying so).  The application serves them at its next
- * progress pass; the thread does only if no pass comes. */
-typedef struct {
-    bool waiting;
-    bool looked;        /* the thread has paused once since: long enough to tell */
-    unsigned calls;     /* the application's progress passes when they began to wait */
-} rwv_cm_peers_t;
+/* Whether the thread watches for peers' data (btl_rwv_async_progress).
+ * An application that makes progress passes serves its peers itself, and
+ * a wake of the thread per message would only take its CPU: the rails'
+ * data fds are then out of the thread's epoll set (parked), and the
+ * thread looks again after a pause, 1 ms doubling to 16 ms while passes
+ * keep coming.  Once a whole pause went by with none, they are watched
+ * again (armed), and the next data wakes the thread, which serves it at
+ * once: the application is away. */
+#define RWV_CM_PARK_FIRST_NS 1000000L
+#define RWV_CM_PARK_MAX_NS 16000000L
 
-static void rwv_cm_peers_wait (mca_btl_rwv_module_t *module, rwv_cm_peers_t *peers)
+typedef struct {
+    bool armed;
+    unsigned calls;     /* the application's progress passes when last looked */
+    long park_ns;       /* parked: the pause */
+    long long until;    /* parked: when to look again, CLOCK_MONOTONIC ns */
+} rwv_cm_watch_t;
+
+static long long rwv_cm_clock (void)
 {
-    if (!peers->waiting) {
-        *peers = (rwv_cm_peers_t) {.waiting = true, .looked = false,
-                                   .calls = __atomic_load_n (&module->progress_calls, __ATOMIC_RELAXED)};
-    }
+    struct timespec now;
+
+    clock_gettime (CLOCK_MONOTONIC, &now);
+    return now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
-/* Serve the waiting peers if the application is away from MPI: no
- * progress pass since they began to wait, a pause ago, and none running.
- * True if something was served. */
-static bool rwv_cm_serve_away (mca_btl_rwv_module_t *module, rwv_cm_peers_t *peers)
+static unsigned rwv_cm_calls (mca_btl_rwv_module_t *module)
 {
-    if (__atomic_load_n (&module->progress_calls, __ATOMIC_RELAXED) != peers->calls) {
-        peers->waiting = false; /* a pass came: it read them */
-        return false;
+    return __atomic_load_n (&module->progress_calls, __ATOMIC_RELAXED);
+}
+
+/* Out of the epoll set altogether while parked, not just masked: a
+ * watched epoll fd (libfabric's wait set is one) passes every readiness
+ * of the sockets inside it on to its watchers, which the application's
+ * progress would pay for. */
+static void rwv_cm_watch_data (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch, bool on)
+{
+    if (on) {
+        mca_btl_rwv_gate_enter (module);
+        rwv_cm_data_sync (module);
+        mca_btl_rwv_gate_leave (module);
     }
-    if (!peers->looked || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE)) {
-        peers->looked = true;
-        return false;
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        struct epoll_event ev = {.events = EPOLLIN, .data.fd = module->rails[i]->data_fd};
+
+        if (ev.data.fd >= 0) {
+            (void) epoll_ctl (module->cm.epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, ev.data.fd, &ev);
+        }
     }
-    peers->waiting = false;
-    return rwv_cm_serve (module) > 0;
+    watch->armed = on;
+}
+
+static void rwv_cm_park (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch, long park_ns)
+{
+    if (watch->armed) {
+        rwv_cm_watch_data (module, watch, false);
+    }
+    watch->calls = rwv_cm_calls (module);
+    watch->park_ns = park_ns;
+    watch->until = rwv_cm_clock () + park_ns;
+}
+
+/* Parked and the pause over: park again if a pass came, else arm. */
+static void rwv_cm_look (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch)
+{
+    if (watch->armed || rwv_cm_clock () < watch->until) {
+        return;
+    }
+    if (rwv_cm_calls (module) != watch->calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE)) {
+        rwv_cm_park (module, watch, watch->park_ns * 2 > RWV_CM_PARK_MAX_NS ? RWV_CM_PARK_MAX_NS : watch->park_ns * 2);
+        return;
+    }
+    rwv_cm_watch_data (module, watch, true);
+}
+
+/* Armed: has a progress pass come since the thread armed, or is one
+ * running?  Then park. */
+static bool rwv_cm_parks (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch)
+{
+    if (rwv_cm_calls (module) != watch->calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE)) {
+        rwv_cm_park (module, watch, RWV_CM_PARK_FIRST_NS);
+        return true;
+    }
+    return false;
 }
 
 /* A wake with no event (libfabric's tcp provider wakes its event fd for
@@ -172,58 +242,74 @@ static bool rwv_cm_pace (mca_btl_rwv_module_t *module, long *pause_ns)
     return ppoll (&stop, 1, &pause, NULL) > 0;
 }
 
-static bool rwv_cm_is_data_fd (const mca_btl_rwv_module_t *module, int fd)
+/* Sleep until a rail's fd or finalize wakes the thread (*WOKEN), or a
+ * parked pause ends; true for finalize. */
+static bool rwv_cm_sleep (mca_btl_rwv_module_t *module, const rwv_cm_watch_t *watch, bool *woken)
 {
-    for (int i = 0 ; i < module->num_rails ; ++i) {
-        if (module->rails[i]->data_fd == fd) {
+    struct epoll_event ready[2 * MCA_BTL_RWV_MAX_RAILS + 1];
+    long long left_ns = watch->armed ? -1 : watch->until - rwv_cm_clock ();
+    int timeout_ms = watch->armed ? -1 : left_ns <= 0 ? 0 : (int) ((left_ns + 999999) / 1000000);
+    int n = epoll_wait (module->cm.epoll_fd, ready, 2 * MCA_BTL_RWV_MAX_RAILS + 1, timeout_ms);
+
+    *woken = n > 0;
+    for (int i = 0 ; i < n ; ++i) {
+        if (ready[i].data.fd == module->cm.stop_fd) {
             return true;
         }
     }
     return false;
 }
 
-/* Sleep until a rail's fd or finalize wakes the thread; true for
- * finalize.  *DATA: a rail's data fd woke it (peers' data waits, which
- * the provider's trywait does not always see before it is read). */
-static bool rwv_cm_sleep (mca_btl_rwv_module_t *module, bool *data)
-{
-    struct epoll_event ready[2 * MCA_BTL_RWV_MAX_RAILS + 1];
-    int n = epoll_wait (module->cm.epoll_fd, ready, 2 * MCA_BTL_RWV_MAX_RAILS + 1, -1);
+typedef enum {
+    RWV_CM_DONE,    /* something was done: look again */
+    RWV_CM_IDLE,    /* nothing waits: sleep, unless the thread was just woken for nothing */
+    RWV_CM_PARKED,  /* the data fds were just taken out: sleep */
+    RWV_CM_BUSY,    /* a fd stays ready with nothing for the thread: pace */
+} rwv_cm_turn_t;
 
-    for (int i = 0 ; i < n ; ++i) {
-        if (ready[i].data.fd == module->cm.stop_fd) {
-            return true;
-        }
-        *data |= rwv_cm_is_data_fd (module, ready[i].data.fd);
+/* One turn: connection events first, then, armed, peers' data.  Armed,
+ * the state's look at the data (libfabric's trywait) progresses the
+ * transport, which may land a peer's write in a ring with no completion
+ * and leave nothing for the fd to announce: the rings are served after
+ * every such look, before the thread may sleep. */
+static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch)
+{
+    bool serving = watch->armed && mca_btl_rwv_component.async_progress;
+    mca_btl_rwv_cm_state_t state = rwv_cm_state (module, serving);
+
+    if (MCA_BTL_RWV_CM_EVENT == state && rwv_cm_drain (module, serving) > 0) {
+        return RWV_CM_DONE;
     }
-    return false;
+    if (serving && rwv_cm_parks (module, watch)) {
+        return RWV_CM_PARKED;
+    }
+    if (serving && rwv_cm_serve (module) > 0) {
+        return RWV_CM_DONE;
+    }
+    return MCA_BTL_RWV_CM_IDLE == state ? RWV_CM_IDLE : RWV_CM_BUSY;
 }
 
 static void *rwv_cm_thread_main (void *arg)
 {
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) arg;
     long pause_ns = 50000;
-    bool just_woken = false, data = false;
-    rwv_cm_peers_t peers = {.waiting = false};
+    bool just_woken = false;
+    rwv_cm_watch_t watch = {.armed = false};
 
     mca_btl_rwv_in_cm_thread = true;
     (void) pthread_setname_np (pthread_self (), "rwv-conn"); /* for top -H, and the tests */
+    rwv_cm_park (module, &watch, RWV_CM_PARK_FIRST_NS); /* the data fds are filled when first armed */
     while (true) {
-        mca_btl_rwv_cm_state_t state = rwv_cm_state (module);
+        rwv_cm_turn_t turn;
 
-        if ((data || MCA_BTL_RWV_CM_BUSY == state) && mca_btl_rwv_component.async_progress) {
-            rwv_cm_peers_wait (module, &peers);
-        }
-        data = false;
-        if (MCA_BTL_RWV_CM_EVENT == state && rwv_cm_drain (module) > 0) {
+        rwv_cm_look (module, &watch);
+        turn = rwv_cm_turn (module, &watch);
+        if (RWV_CM_DONE == turn) {
             pause_ns = 50000;
-        } else if (peers.waiting && rwv_cm_serve_away (module, &peers)) {
-            pause_ns = 50000;
-        } else if (MCA_BTL_RWV_CM_IDLE == state && !just_woken && !peers.waiting) {
-            if (rwv_cm_sleep (module, &data)) {
+        } else if (RWV_CM_PARKED == turn || (RWV_CM_IDLE == turn && !just_woken)) {
+            if (rwv_cm_sleep (module, &watch, &just_woken)) {
                 return NULL;
             }
-            just_woken = true;
             continue;
         } else if (rwv_cm_pace (module, &pause_ns)) {
             return NULL;
@@ -246,9 +332,6 @@ static bool rwv_cm_watch_rails (mca_btl_rwv_module_t *module)
     for (int i = 0 ; i < module->num_rails ; ++i) {
         mca_btl_rwv_rail_t *rail = module->rails[i];
 
-        if (rail->data_fd >= 0 && !rwv_cm_watch (module->cm.epoll_fd, rail->data_fd)) {
-            return false;
-        }
         if (rail->cm_fd < 0 || !rwv_cm_watch (module->cm.epoll_fd, rail->cm_fd)) {
             opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
                                  "btl/rwv: %s offers no file descriptor for its connection events: "

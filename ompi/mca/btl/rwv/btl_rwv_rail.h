@@ -143,9 +143,14 @@ typedef struct mca_btl_rwv_rail_ops_t {
     int (*poll_connections) (mca_btl_rwv_rail_t *rail);
     /* what waits on cm_fd: a connection event, nothing (the connection
      * thread may sleep on it: libfabric's fi_trywait), or work of the
-     * provider's that may wake the fd with no event.  Called by the
+     * provider's that may wake the fd with no event; with DATA, peers'
+     * data waiting behind data_fd counts as such work too.  Called by the
      * connection thread outside the module lock: it reads nothing away */
-    mca_btl_rwv_cm_state_t (*cm_state) (mca_btl_rwv_rail_t *rail);
+    mca_btl_rwv_cm_state_t (*cm_state) (mca_btl_rwv_rail_t *rail, bool data);
+    /* bring data_fd up to date with the rail's connections, before the
+     * connection thread watches it; under the module gate.  NULL where
+     * data_fd is always -1 */
+    void (*data_sync) (mca_btl_rwv_rail_t *rail);
     /* is the rail's link up (interface up with carrier)? */
     bool (*link_up) (mca_btl_rwv_rail_t *rail);
     void (*close) (mca_btl_rwv_rail_t *rail);

@@ -277,6 +277,7 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
     .poll_completions = mca_btl_rwv_ofi_poll_completions,
     .poll_connections = mca_btl_rwv_ofi_poll_connections,
     .cm_state = mca_btl_rwv_ofi_cm_state,
+    .data_sync = mca_btl_rwv_ofi_data_sync,
     .link_up = ofi_link_up,
     .close = mca_btl_rwv_ofi_rail_close,
 };

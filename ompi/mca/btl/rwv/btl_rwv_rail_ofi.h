@@ -7,6 +7,8 @@
 #ifndef MCA_BTL_RWV_RAIL_OFI_H
 #define MCA_BTL_RWV_RAIL_OFI_H
 
+#include <poll.h>
+
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
@@ -28,6 +30,7 @@ BEGIN_C_DECLS
 typedef struct mca_btl_rwv_ofi_cq_t {
     struct fid_cq *cq;         /* NULL: a free slot */
     int eps;
+    uint64_t watched;          /* its descriptors' change index when put in data_fd's set */
 } mca_btl_rwv_ofi_cq_t;
 
 typedef struct mca_btl_rwv_ofi_rail_t {
@@ -36,7 +39,10 @@ typedef struct mca_btl_rwv_ofi_rail_t {
     struct fid_fabric *fabric;
     struct fid_domain *domain;
     struct fid_eq *eq;
-    struct fid_wait *wait;  /* the completion queues' wait set (its fd: super.data_fd), or NULL */
+    /* btl_rwv_async_progress: the queues' descriptors (FI_WAIT_POLLFD),
+     * copied here by mca_btl_rwv_ofi_data_sync, to fill super.data_fd's set */
+    struct pollfd *wait_fds;
+    size_t wait_fds_len;
     /* new endpoints bind to cqs[cq_now]; one retired by a closing that
      * may have damaged it (see mca_btl_rwv_ofi_cq_taint) is read until its
      * last endpoint is closed */
@@ -121,12 +127,14 @@ int mca_btl_rwv_ofi_accept (mca_btl_rwv_rail_t *r, struct mca_btl_rwv_conn_t *co
 void mca_btl_rwv_ofi_reject (mca_btl_rwv_rail_t *r, void *request);
 void mca_btl_rwv_ofi_disconnect (struct mca_btl_rwv_conn_t *conn);
 int mca_btl_rwv_ofi_poll_connections (mca_btl_rwv_rail_t *r);
-mca_btl_rwv_cm_state_t mca_btl_rwv_ofi_cm_state (mca_btl_rwv_rail_t *r);
+mca_btl_rwv_cm_state_t mca_btl_rwv_ofi_cm_state (mca_btl_rwv_rail_t *r, bool data);
 /* before the rail's queues close: the endpoints still connecting */
 void mca_btl_rwv_ofi_close_abandoned (mca_btl_rwv_ofi_rail_t *rail);
 
 /* btl_rwv_rail_ofi_cq.c: the rail's completion queues */
 int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot);
+/* the rail op data_sync: every queue's descriptors in data_fd's set */
+void mca_btl_rwv_ofi_data_sync (mca_btl_rwv_rail_t *r);
 /* the queue a new endpoint binds to; released when it closes */
 int mca_btl_rwv_ofi_cq_for_new_ep (mca_btl_rwv_ofi_rail_t *rail);
 void mca_btl_rwv_ofi_cq_release (mca_btl_rwv_ofi_rail_t *rail, int slot);

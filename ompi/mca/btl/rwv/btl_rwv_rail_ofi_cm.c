@@ -294,17 +294,23 @@ int mca_btl_rwv_ofi_poll_connections (mca_btl_rwv_rail_t *r)
 
 /* The tcp provider makes its event queue's fd the wait fd of all its
  * sockets: data arriving for the application wakes it too, so a peek
- * tells an event from the provider's own traffic. */
-mca_btl_rwv_cm_state_t mca_btl_rwv_ofi_cm_state (mca_btl_rwv_rail_t *r)
+ * tells an event from the provider's own traffic.  The completion queues
+ * are tried only when DATA is asked for (a try progresses them). */
+mca_btl_rwv_cm_state_t mca_btl_rwv_ofi_cm_state (mca_btl_rwv_rail_t *r, bool data)
 {
     mca_btl_rwv_ofi_rail_t *rail = mca_btl_rwv_ofi_rail_of (r);
-    struct fid *fids[2] = {&rail->eq->fid, NULL == rail->wait ? NULL : &rail->wait->fid};
+    struct fid *fids[1 + RWV_OFI_MAX_CQS] = {&rail->eq->fid};
     ofi_cm_buf_t buf;
     uint32_t event;
+    int count = 1;
 
     if (-FI_EAGAIN != fi_eq_read (rail->eq, &event, &buf, sizeof (buf), FI_PEEK)) {
         return MCA_BTL_RWV_CM_EVENT;
     }
-    return FI_SUCCESS == fi_trywait (rail->fabric, fids, NULL == rail->wait ? 1 : 2) ? MCA_BTL_RWV_CM_IDLE
-                                                                                      : MCA_BTL_RWV_CM_BUSY;
+    for (int slot = 0 ; data && r->data_fd >= 0 && slot < RWV_OFI_MAX_CQS ; ++slot) {
+        if (NULL != rail->cqs[slot].cq) {
+            fids[count++] = &rail->cqs[slot].cq->fid;
+        }
+    }
+    return FI_SUCCESS == fi_trywait (rail->fabric, fids, count) ? MCA_BTL_RWV_CM_IDLE : MCA_BTL_RWV_CM_BUSY;
 }

@@ -9,6 +9,9 @@
 #include "opal_config.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
@@ -23,22 +26,81 @@
 #include "btl_rwv_rail.h"
 #include "btl_rwv_rail_ofi.h"
 
+/* Where the connection thread serves peers while the application
+ * computes (btl_rwv_async_progress, super.data_fd open), a queue waits on
+ * a list of descriptors (FI_WAIT_POLLFD: the provider's sockets and its
+ * wake-up descriptor).  libfabric 1.x's tcp provider waits so without
+ * being asked, so the application's progress pays nothing for it: a wait
+ * set (FI_WAIT_SET) made every pass an epoll_wait and cost 0.8 us per
+ * message.  libfabric 2.x's lists its progress engine's epoll fd. */
 int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot)
 {
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .size = 4096, .wait_obj = FI_WAIT_NONE};
-    int rc;
+    int rc = -FI_ENOSYS;
 
-    if (NULL != rail->wait) {
-        cq_attr.wait_obj = FI_WAIT_SET;
-        cq_attr.wait_set = rail->wait;
+    rail->cqs[slot].watched = UINT64_MAX;
+    if (rail->super.data_fd >= 0) {
+        cq_attr.wait_obj = FI_WAIT_POLLFD;
+        rc = fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
     }
-    rc = fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
-    if (0 != rc && NULL != rail->wait) {
+    if (0 != rc && rail->super.data_fd >= 0) {
+        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                             "btl/rwv: %s: the provider's completion queues offer no descriptors to wait on (%s): "
+                             "peers' data waits for the application's progress", rail->super.name, fi_strerror (-rc));
+        close (rail->super.data_fd);
+        rail->super.data_fd = -1;
+    }
+    if (0 != rc) {
         cq_attr.wait_obj = FI_WAIT_NONE;
-        cq_attr.wait_set = NULL;
         rc = fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
     }
     return rc;
+}
+
+/* The queue's descriptors into rail->wait_fds (grown to fit: one per
+ * connection of the rail, and the provider's own); false if it has none. */
+static bool ofi_wait_fds (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq, struct fi_wait_pollfd *wait)
+{
+    for (int tries = 0 ; tries < 2 ; ++tries) {
+        int rc;
+
+        *wait = (struct fi_wait_pollfd) {.nfds = rail->wait_fds_len, .fd = rail->wait_fds};
+        rc = fi_control (&cq->fid, FI_GETWAIT, wait);
+        if (-FI_ETOOSMALL != rc) {
+            return 0 == rc;
+        }
+        struct pollfd *fds = realloc (rail->wait_fds, (wait->nfds + 16) * sizeof (*fds));
+        if (NULL == fds) {
+            return false;
+        }
+        rail->wait_fds = fds;
+        rail->wait_fds_len = wait->nfds + 16;
+    }
+    return false;
+}
+
+/* Under the module gate, from the connection thread before it watches
+ * data_fd: a queue whose descriptors changed since (a connection made or
+ * closed) has them all added; one already there stays (EEXIST), and a
+ * closed one left by itself. */
+void mca_btl_rwv_ofi_data_sync (mca_btl_rwv_rail_t *r)
+{
+    mca_btl_rwv_ofi_rail_t *rail = mca_btl_rwv_ofi_rail_of (r);
+    struct fi_wait_pollfd wait;
+
+    for (int slot = 0 ; slot < RWV_OFI_MAX_CQS ; ++slot) {
+        mca_btl_rwv_ofi_cq_t *cq = &rail->cqs[slot];
+
+        if (NULL == cq->cq || !ofi_wait_fds (rail, cq->cq, &wait) || wait.change_index == cq->watched) {
+            continue;
+        }
+        for (int i = 0 ; i < wait.nfds ; ++i) {
+            struct epoll_event ev = {.events = EPOLLIN, .data.fd = wait.fd[i].fd};
+
+            (void) epoll_ctl (r->data_fd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+        }
+        cq->watched = wait.change_index;
+    }
 }
 
 /* libfabric 1.17's tcp provider, closing an endpoint that is receiving

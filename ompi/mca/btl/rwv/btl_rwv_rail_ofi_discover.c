@@ -14,6 +14,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -233,23 +234,15 @@ static int ofi_eq_open (mca_btl_rwv_ofi_rail_t *rail)
 }
 
 /* Where the connection thread serves peers while the application computes
- * (btl_rwv_async_progress): a wait set for the completion queues, whose
- * fd wakes when peers' data waits for the provider.  Without one, data
- * waits for the application's progress. */
-static void ofi_wait_open (mca_btl_rwv_ofi_rail_t *rail)
+ * (btl_rwv_async_progress): an epoll set of the completion queues'
+ * descriptors (mca_btl_rwv_ofi_data_sync), readable when peers' data
+ * waits for the provider.  Without one, data waits for the application's
+ * progress. */
+static void ofi_data_open (mca_btl_rwv_ofi_rail_t *rail)
 {
-    struct fi_wait_attr attr = {.wait_obj = FI_WAIT_FD};
-
     rail->super.data_fd = -1;
-    if (!mca_btl_rwv_component.async_progress || !mca_btl_rwv_component.connection_thread ||
-        0 != fi_wait_open (rail->fabric, &attr, &rail->wait)) {
-        rail->wait = NULL;
-        return;
-    }
-    if (0 != fi_control (&rail->wait->fid, FI_GETWAIT, &rail->super.data_fd)) {
-        (void) fi_close (&rail->wait->fid);
-        rail->wait = NULL;
-        rail->super.data_fd = -1;
+    if (mca_btl_rwv_component.async_progress && mca_btl_rwv_component.connection_thread) {
+        rail->super.data_fd = epoll_create1 (EPOLL_CLOEXEC);
     }
 }
 
@@ -282,7 +275,7 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int 
     rc = rc ? rc : fi_domain (rail->fabric, info, &rail->domain, NULL);
     rc = rc ? rc : ofi_eq_open (rail);
     if (0 == rc) {
-        ofi_wait_open (rail);
+        ofi_data_open (rail);
     }
     rc = rc ? rc : mca_btl_rwv_ofi_cq_open (rail, 0);
     rail->prov_key = !!(info->domain_attr->mr_mode & FI_MR_PROV_KEY);
@@ -501,9 +494,10 @@ void mca_btl_rwv_ofi_rail_close (mca_btl_rwv_rail_t *r)
         }
     }
     mca_btl_rwv_ofi_notify_destruct (rail);
-    if (rail->wait) {
-        (void) fi_close (&rail->wait->fid);
+    if (rail->super.data_fd >= 0) {
+        close (rail->super.data_fd);
     }
+    free (rail->wait_fds);
     if (rail->eq) {
         (void) fi_close (&rail->eq->fid);
     }

@@ -125,7 +125,7 @@ int mca_btl_rwv_verbs_accept (mca_btl_rwv_rail_t *rail, struct mca_btl_rwv_conn_
 void mca_btl_rwv_verbs_reject (mca_btl_rwv_rail_t *rail, void *request);
 void mca_btl_rwv_verbs_disconnect (struct mca_btl_rwv_conn_t *conn);
 int mca_btl_rwv_verbs_poll_connections (mca_btl_rwv_rail_t *rail);
-mca_btl_rwv_cm_state_t mca_btl_rwv_verbs_cm_state (mca_btl_rwv_rail_t *rail);
+mca_btl_rwv_cm_state_t mca_btl_rwv_verbs_cm_state (mca_btl_rwv_rail_t *rail, bool data);
 int mca_btl_rwv_verbs_post_recvs (mca_btl_rwv_verbs_qp_t *vqp, int count);
 
 /* btl_rwv_rail_verbs_caps.c: asks the device what it can do, fits the

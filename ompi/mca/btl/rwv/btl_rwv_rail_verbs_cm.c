@@ -311,8 +311,9 @@ static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event
 
 /* rdma_cm's channel is a kernel file descriptor, readable exactly while
  * an event waits. */
-mca_btl_rwv_cm_state_t mca_btl_rwv_verbs_cm_state (mca_btl_rwv_rail_t *r)
+mca_btl_rwv_cm_state_t mca_btl_rwv_verbs_cm_state (mca_btl_rwv_rail_t *r, bool data)
 {
+    (void) data; /* the device serves peers' reads and writes itself */
     struct pollfd ready = {.fd = mca_btl_rwv_verbs_rail (r)->channel->fd, .events = POLLIN};
 
     return poll (&ready, 1, 0) > 0 ? MCA_BTL_RWV_CM_EVENT : MCA_BTL_RWV_CM_IDLE;
