@@ -142,6 +142,11 @@ typedef struct mca_btl_rwv_module_t {
     bool serving;
     /* what the protocol does when a connection's life changes (btl_rwv_conn.h) */
     const struct mca_btl_rwv_conn_hooks_t *conn_hooks;
+    /* a whole progress pass, delivering to the MPI library, that the
+     * connection thread may run for a computing application: set by the
+     * component under MPI_THREAD_MULTIPLE, where ob1 locks its matching;
+     * NULL at lower levels, where only the application's thread may */
+    int (*deliver) (void);
 
     mca_rcache_base_module_t *rcache;
     /* what peers may name in an atomic: our registrations by their key on

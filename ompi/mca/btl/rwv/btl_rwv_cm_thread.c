@@ -114,14 +114,20 @@ static mca_btl_rwv_cm_state_t rwv_cm_state (mca_btl_rwv_module_t *module, bool d
     return state;
 }
 
-/* Serve the peers of an application that computes (btl_rwv_async_progress):
+/* Serve the peers of an application that computes (btl_rwv_async_progress).
+ * Under MPI_THREAD_MULTIPLE, a whole progress pass (module->deliver), as
+ * btl/tcp's progress thread delivers: ob1 locks its matching.  Else,
  * under the gate, read every rail's completions, which makes the
  * transport land the peers' writes and answer their reads (completions of
  * our own operations wait on module->reaped), then do the atomics waiting
- * at the head of the polled rings.  Nothing here calls the MPI library. */
+ * at the head of the polled rings: nothing here calls the MPI library. */
 static int rwv_cm_serve (mca_btl_rwv_module_t *module)
 {
     int count = 0;
+
+    if (NULL != module->deliver) {
+        return module->deliver ();
+    }
 
     mca_btl_rwv_gate_enter (module);
     module->serving = true;
@@ -283,8 +289,13 @@ static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, rwv_cm_watch_t *
     if (serving && rwv_cm_parks (module, watch)) {
         return RWV_CM_PARKED;
     }
-    if (serving && rwv_cm_serve (module) > 0) {
-        return RWV_CM_DONE;
+    if (serving) {
+        int served = rwv_cm_serve (module);
+
+        watch->calls = rwv_cm_calls (module); /* a pass of its own (module->deliver) is not the application's */
+        if (served > 0) {
+            return RWV_CM_DONE;
+        }
     }
     return MCA_BTL_RWV_CM_IDLE == state ? RWV_CM_IDLE : RWV_CM_BUSY;
 }

@@ -308,6 +308,7 @@ static mca_btl_base_module_t **rwv_init (int *num_btls, bool enable_progress_thr
     }
     rwv_offer_in_place ();
     mca_btl_rwv_size_osc_buffers (); /* may setenv: before our thread starts */
+    module->deliver = opal_using_threads () ? mca_btl_rwv_progress : NULL;
     mca_btl_rwv_cm_thread_start ();
     modules[0] = &module->super;
     *num_btls = 1;
