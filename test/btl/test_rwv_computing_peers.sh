@@ -14,6 +14,11 @@
 #    has every byte, and says so in a file, before the sender's MPI_Wait;
 #  - the same target under MPI_THREAD_MULTIPLE (where rwv's lock is a
 #    mutex the connection thread takes too);
+#  - rendezvous to a receiver that computes, under MPI_THREAD_MULTIPLE
+#    (where the thread delivers to ob1): the receiver, when its compute
+#    ends and before MPI_Wait, finds the sender's MPI_Send returned (a
+#    file) and every byte in its buffer; with btl_rwv_async_progress 0
+#    it finds neither (the check can tell);
 #  - a peer that dies while the thread serves it: the origin kills itself
 #    after 10 fetch-and-ops, mpirun lets the target run on
 #    (--enable-recovery); the target finds the 10 done when its compute
@@ -65,6 +70,18 @@ report "2 nodes, rendezvous of 8 MiB from a sender computing $busy s: received w
 
 job -- -m onesided -t $busy -T
 report "the same one-sided target under MPI_THREAD_MULTIPLE" $? "one-sided to a target computing"
+
+job -- -m receiver -t $busy -T -f "$done_file"
+report "2 nodes, rendezvous of 8 MiB to a receiver computing $busy s under MPI_THREAD_MULTIPLE: the send complete and every byte in place before the receiver's MPI_Wait" \
+    $? "rendezvous to a receiver computing"
+
+PROGRESS=0 job -- -m receiver -t $busy -T -f "$done_file"
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "file was missing" "$out"; then
+    echo "ok - with btl_rwv_async_progress 0 the same receiver finds nothing arrived when its compute ends (the check can tell)"
+else
+    echo "not ok - receiver, btl_rwv_async_progress 0: exit $rc"; grep -v '^$' "$out" | tail -8 | sed 's/^/#   /'
+fi
 
 job --enable-recovery -- -m onesided -t $busy -k
 rc=$?

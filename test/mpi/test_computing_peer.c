@@ -19,6 +19,12 @@
  *                  message before rank 0 called MPI again.  With -t 0
  *                  nothing is judged: the time in MPI_Wait is then the
  *                  transfer's own.
+ *   -m receiver    the other way round: rank 1 posts MPI_Irecv of 8 MiB
+ *                  and computes; rank 0 sends it with MPI_Send and creates
+ *                  FILE when that returns.  Rank 1, when its compute ends
+ *                  and before MPI_Wait, looks for FILE and checks every
+ *                  byte: the message arrived whole while it computed.
+ *                  Needs -T (a second thread may then deliver to ob1).
  *
  * -T: MPI_Init_thread with MPI_THREAD_MULTIPLE.
  * -k: (onesided) rank 0 kills itself after 10 fetch-and-ops: the target
@@ -26,7 +32,7 @@
  * -i: rank 1 waits in MPI (a barrier) instead of computing, for the time
  *     the same work takes against an idle peer (nothing is judged then).
  * Prints the time rank 0's side took (not judged).
- *   test_computing_peer -m onesided|rendezvous [-t SECONDS] [-f FILE] [-T] [-i] [-k]
+ *   test_computing_peer -m onesided|rendezvous|receiver [-t SECONDS] [-f FILE] [-T] [-i] [-k]
  */
 #include <mpi.h>
 #include <signal.h>
@@ -189,6 +195,25 @@ static int onesided (int rank, double seconds, int idle, int die)
     return total;
 }
 
+static int rndv_bad_bytes (const unsigned char *buf)
+{
+    int bad = 0;
+
+    for (size_t i = 0 ; i < RNDV_BYTES ; ++i) {
+        bad += (unsigned char) (i * 131 + 7) != buf[i];
+    }
+    return bad;
+}
+
+static void touch (const char *file)
+{
+    FILE *done = fopen (file, "w");
+
+    if (done) {
+        fclose (done);
+    }
+}
+
 static int rendezvous (int rank, double seconds, const char *file)
 {
     unsigned char *buf = malloc (RNDV_BYTES);
@@ -216,16 +241,9 @@ static int rendezvous (int rank, double seconds, const char *file)
     } else if (1 == rank) {
         CHECK(MPI_Barrier (MPI_COMM_WORLD));
         CHECK(MPI_Recv (buf, RNDV_BYTES, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        for (size_t i = 0 ; i < RNDV_BYTES ; ++i) {
-            bad += (unsigned char) (i * 131 + 7) != buf[i];
-        }
+        bad = rndv_bad_bytes (buf);
         if (0 == bad) {
-            FILE *done = fopen (file, "w");
-
-            bad = NULL == done;
-            if (done) {
-                fclose (done);
-            }
+            touch (file);
         }
     } else {
         CHECK(MPI_Barrier (MPI_COMM_WORLD));
@@ -234,6 +252,48 @@ static int rendezvous (int rank, double seconds, const char *file)
     if (0 == rank) {
         printf ("%s - rendezvous from a sender computing %.0f s: 8 MiB, every byte right, received whole before "
                 "the sender's MPI_Wait\n", total ? "not ok" : "ok", seconds);
+    }
+    free (buf);
+    return total;
+}
+
+static int receiver (int rank, double seconds, const char *file)
+{
+    unsigned char *buf = calloc (1, RNDV_BYTES);
+    int bad = 0, total;
+
+    if (0 == rank) {
+        for (size_t i = 0 ; i < RNDV_BYTES ; ++i) {
+            buf[i] = (unsigned char) (i * 131 + 7);
+        }
+        (void) unlink (file);
+        CHECK(MPI_Barrier (MPI_COMM_WORLD));
+        CHECK(MPI_Send (buf, RNDV_BYTES, MPI_BYTE, 1, 7, MPI_COMM_WORLD));
+        touch (file);
+    } else if (1 == rank) {
+        MPI_Request req;
+        double start, wait;
+        int seen, early_bad;
+
+        CHECK(MPI_Barrier (MPI_COMM_WORLD));
+        CHECK(MPI_Irecv (buf, RNDV_BYTES, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &req));
+        start = now ();
+        compute (seconds);
+        seen = 0 == access (file, F_OK);
+        early_bad = rndv_bad_bytes (buf);
+        wait = now ();
+        CHECK(MPI_Wait (&req, MPI_STATUS_IGNORE));
+        wait = now () - wait;
+        printf ("# the receiver computed %.3f s; the sender's file was %s and %d bytes wrong before MPI_Wait, "
+                "which took %.6f s\n", now () - start - wait, seen ? "there" : "missing", early_bad, wait);
+        bad = rndv_bad_bytes (buf) + (seconds > 0 && (!seen || early_bad));
+    } else {
+        CHECK(MPI_Barrier (MPI_COMM_WORLD));
+    }
+    CHECK(MPI_Allreduce (&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    if (1 == rank) {
+        printf ("%s - rendezvous to a receiver computing %.0f s: 8 MiB, every byte right, the send complete and "
+                "the message whole before the receiver's MPI_Wait\n", total ? "not ok" : "ok", seconds);
     }
     free (buf);
     return total;
@@ -263,14 +323,21 @@ int main (int argc, char **argv)
     }
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &size);
-    if (size < 2 || NULL == mode || (strcmp (mode, "onesided") && strcmp (mode, "rendezvous"))) {
+    if (size < 2 || NULL == mode || (strcmp (mode, "onesided") && strcmp (mode, "rendezvous") && strcmp (mode, "receiver"))) {
         if (0 == rank) {
-            fprintf (stderr, "usage: mpirun -np 2 %s -m onesided|rendezvous [-t SECONDS] [-f FILE] [-T] [-i] [-k]\n", argv[0]);
+            fprintf (stderr, "usage: mpirun -np 2 %s -m onesided|rendezvous|receiver [-t SECONDS] [-f FILE] [-T] [-i] [-k]\n",
+                     argv[0]);
         }
         MPI_Finalize ();
         return 2;
     }
-    bad = 0 == strcmp (mode, "onesided") ? onesided (rank, seconds, idle, die) : rendezvous (rank, seconds, file);
+    if (0 == strcmp (mode, "onesided")) {
+        bad = onesided (rank, seconds, idle, die);
+    } else if (0 == strcmp (mode, "rendezvous")) {
+        bad = rendezvous (rank, seconds, file);
+    } else {
+        bad = receiver (rank, seconds, file);
+    }
     MPI_Finalize ();
     return bad ? 1 : 0;
 }
