@@ -103,6 +103,9 @@ int mca_btl_rwv_cm_run_deferred (void)
     mca_btl_rwv_cm_deferred_t *event;
     int count = 0;
 
+    if (mca_btl_rwv_in_cm_thread) {
+        return 0; /* its own pass (module->deliver) would only defer them again: they wait for the application's */
+    }
     MCA_BTL_RWV_LOCK(module);
     while (NULL != (event = (mca_btl_rwv_cm_deferred_t *) opal_list_remove_first (&module->cm.deferred))) {
         rwv_cm_run_one (event);
