@@ -125,6 +125,7 @@ typedef enum {
 
 typedef struct mca_btl_rwv_cm_thread_t {
     bool running;
+    bool stopping;                   /* finalize asks the thread to end: seen at every turn */
     pthread_t thread;
     int epoll_fd;
     int stop_fd;                     /* an eventfd: finalize wakes the thread to end it */

@@ -305,17 +305,24 @@ static void *rwv_cm_thread_main (void *arg)
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) arg;
     long pause_ns = 50000;
     bool just_woken = false;
+    int done_run = 0;
     rwv_cm_watch_t watch = {.armed = false};
 
     mca_btl_rwv_in_cm_thread = true;
     (void) pthread_setname_np (pthread_self (), "rwv-conn"); /* for top -H, and the tests */
     rwv_cm_park (module, &watch, RWV_CM_PARK_FIRST_NS); /* the data fds are filled when first armed */
-    while (true) {
+    while (!__atomic_load_n (&module->cm.stopping, __ATOMIC_ACQUIRE)) {
         rwv_cm_turn_t turn;
 
         rwv_cm_look (module, &watch);
         turn = rwv_cm_turn (module, &watch);
         if (RWV_CM_DONE == turn) {
+            /* a run of turns that keep finding work (a peer streaming at
+             * a computing rank) yields the core now and then all the same */
+            pause_ns = 50000;
+            if (0 == ++done_run % 64 && rwv_cm_pace (module, &pause_ns)) {
+                return NULL;
+            }
             pause_ns = 50000;
         } else if (RWV_CM_PARKED == turn || (RWV_CM_IDLE == turn && !just_woken)) {
             if (rwv_cm_sleep (module, &watch, &just_woken)) {
@@ -327,6 +334,7 @@ static void *rwv_cm_thread_main (void *arg)
         }
         just_woken = false;
     }
+    return NULL;
 }
 
 static bool rwv_cm_watch (int epoll_fd, int fd)
@@ -432,6 +440,7 @@ void mca_btl_rwv_cm_thread_stop (void)
     uint64_t one = 1;
 
     if (module->cm.running) {
+        __atomic_store_n (&module->cm.stopping, true, __ATOMIC_RELEASE);
         (void) !write (module->cm.stop_fd, &one, sizeof (one));
         pthread_join (module->cm.thread, NULL);
         module->cm.running = false;
