@@ -135,16 +135,17 @@ static const rwv_param_t rwv_params[] = {
       "for the application's MPI calls. 0: connection events are read only when the application "
       "calls MPI (a peer that computes longer than btl_rwv_connect_timeout at first contact then "
       "is waited for on TCP rails, its host answering rwv's probe, and fails the job on verbs rails)"),
-    RWV_BOOL(async_progress, false, OPAL_INFO_LVL_4,
+    RWV_BOOL(async_progress, true, OPAL_INFO_LVL_4,
       "While the application computes without calling MPI, let the connection thread serve its "
       "peers: the transport progressed (puts land, gets and rendezvous reads are answered) and "
-      "emulated atomics done and answered, so one-sided and rendezvous transfers to a computing "
-      "rank complete. The thread wakes only for the transport's events, stays out while the "
-      "application calls MPI, and never calls the MPI library: messages for it, and completions "
-      "of its own operations, wait for its next MPI call. Costs a rank busy in MPI about 1.5 us of "
-      "latency and 6-12% of its message rate (the provider's wait set, the thread's wakes), so it is "
-      "off unless asked for. Needs btl_rwv_connection_thread and a libfabric rail; verbs rails serve "
-      "reads and writes in the device anyway"),
+      "emulated atomics done and answered, so one-sided transfers to a computing rank and "
+      "rendezvous sends from one complete; under MPI_THREAD_MULTIPLE it also delivers what "
+      "arrives to the MPI library, so a computing rank's posted receives complete too. Below "
+      "MPI_THREAD_MULTIPLE it never calls the MPI library. The thread watches for peers' data "
+      "only once the application has made no MPI call for a pause (1 ms, doubling to 16 ms while "
+      "calls keep coming), so a rank busy in MPI pays nothing for it. 0: peers' data waits for the "
+      "application's next MPI call. Needs btl_rwv_connection_thread and a libfabric rail; verbs "
+      "rails serve reads and writes in the device anyway"),
     RWV_INT(rail_down_timeout, 120, 0, INT_MAX, 1, "use 0 or a positive number of seconds",
       "Seconds a rail's link may stay down before rwv gives it up. Peers with another rail move "
       "to it at once; a peer whose only rail it is keeps its connection meanwhile (TCP, or the "
