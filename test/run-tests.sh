@@ -246,7 +246,7 @@ CORE=1 run_test "rwv: 2 emulated nodes"                        "$t/btl/test_rwv_
 run_test "rwv: 3 emulated nodes, 2 rails"               "$t/btl/test_rwv_cluster.sh" 3 2
 run_test "rwv: unreachable and dying peers"             "$t/btl/test_rwv_failures.sh"
 run_test "rwv: a peer busy computing at first contact"    "$t/btl/test_rwv_busy_peers.sh"
-run_test "rwv: transfers to a rank that computes complete meanwhile" "$t/btl/test_rwv_computing_peers.sh"
+CORE=1 run_test "rwv: transfers to a rank that computes complete meanwhile" "$t/btl/test_rwv_computing_peers.sh"
 run_test "rwv and rdmabar launched by Slurm (srun --mpi=pmix, salloc mpirun)" "$t/slurm/test_rwv_slurm.sh"
 run_test "rwv: outsiders on the rail network are refused" "$t/btl/test_rwv_outsiders.sh"
 run_test "rwv: outsiders on an IPv6 rail network are refused" "$t/btl/test_rwv_outsiders.sh" 6

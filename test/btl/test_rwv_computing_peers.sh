@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause (see LICENSE)
 # Proves transfers to a rank that computes, with no MPI call, complete
-# while it computes with btl_rwv_async_progress 1 (rwv's connection thread
-# serves its peers; off by default, for what it costs a rank in MPI),
-# judged by what happened, never by time:
+# while it computes with btl_rwv_async_progress 1 (the default: rwv's
+# connection thread serves its peers), judged by what happened, never by
+# time:
 #  - one-sided, 2 nodes: fetch-and-ops, compare-and-swap, put and get of
 #    1 MiB and an accumulate on the target's window; the target, when its
 #    compute ends and before its next MPI call, finds every value in its
@@ -19,6 +19,11 @@
 #    ends and before MPI_Wait, finds the sender's MPI_Send returned (a
 #    file) and every byte in its buffer; with btl_rwv_async_progress 0
 #    it finds neither (the check can tell);
+#  - atomics aimed outside the window (RWV_TEST_FAULT=atomic_addr in the
+#    origin) at a target that computes: its thread applies none of them
+#    and leaves the first at the head of its ring, which the target's
+#    progress refuses with the message that names the sender's host; the
+#    target lives;
 #  - a peer that dies while the thread serves it: the origin kills itself
 #    after 10 fetch-and-ops, mpirun lets the target run on
 #    (--enable-recovery); the target finds the 10 done when its compute
@@ -81,6 +86,19 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q "file was missing" "$out"; th
     echo "ok - with btl_rwv_async_progress 0 the same receiver finds nothing arrived when its compute ends (the check can tell)"
 else
     echo "not ok - receiver, btl_rwv_async_progress 0: exit $rc"; grep -v '^$' "$out" | tail -8 | sed 's/^/#   /'
+fi
+
+# the fault in rank 0 alone, by a wrapper: Open MPI 5.0's mpirun (PRRTE)
+# crashes on an MPMD command line whose parts set different variables
+run_job 180 bash -c '. "$0"; shift; cluster_mpirun "$@"' "$(dirname "$0")/../cluster/cluster.sh" -- \
+    -np 2 --map-by node --mca btl self,rwv sh -c '[ "$OMPI_COMM_WORLD_RANK" != 0 ] || export RWV_TEST_FAULT=atomic_addr; exec "$@"' \
+    sh "$bin" -m onesided -t $busy > "$out" 2>&1
+rc=$?
+if [ "$rc" -ne 124 ] && grep -q "refused a request from host $(cluster_node_name 1)" "$out" && grep -q 'an atomic at 0x' "$out" &&
+   ! grep -q -i -e 'segmentation fault' -e 'signal 11' -e 'core dumped' "$out"; then
+    echo "ok - atomics aimed outside the window of a target that computes are applied by no one and refused naming the sender's host; the target lives (exit $rc: the origin's own checks see the errors)"
+else
+    echo "not ok - malformed atomics to a computing target: exit $rc"; grep -v '^$' "$out" | tail -12 | sed 's/^/#   /'
 fi
 
 job --enable-recovery -- -m onesided -t $busy -k
