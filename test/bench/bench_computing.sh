@@ -5,13 +5,19 @@
 #  - one-sided (test_computing_peer -m onesided): the origin's 100
 #    fetch-and-ops, compare-and-swap, put and get of 1 MiB and accumulate,
 #    each flushed, against a target waiting in MPI and against one
-#    computing 2 s; over rwv with btl_rwv_async_progress 1 and 0 (stock
-#    Open MPI 4.1 has no one-sided path between nodes);
-#  - rendezvous (-m rendezvous): 8 MiB MPI_Isend, then compute for 3
-#    times the idle transfer time, then MPI_Wait; the sender's
-#    availability, 1 - (time left in MPI_Wait) / (idle transfer time), as
-#    Sandia's SMB defines it; over rwv on and off, btl/tcp, and btl/tcp
-#    with its progress thread.
+#    computing 2 s; over rwv with btl_rwv_async_progress 1 (the default)
+#    and 0 (stock Open MPI 4.1 has no one-sided path between nodes);
+#  - rendezvous, both ways (-m rendezvous: the sender computes; -m
+#    receiver, under MPI_THREAD_MULTIPLE: the receiver computes): 8 MiB,
+#    the computing side posts, computes for 3 times the idle transfer
+#    time, then calls MPI_Wait; its availability, 1 - (time left in
+#    MPI_Wait) / (idle transfer time), as Sandia's SMB defines it; over
+#    rwv on and off, btl/tcp, and btl/tcp with its progress thread;
+#  - what serving costs the computing rank (-m stream): the same work
+#    quiet and while a peer streams fetch-and-ops at it;
+#  - what the thread costs a rank that sits in MPI: ping-pong latency and
+#    streaming bandwidth (test/bench/bench_pingpong) with it on and off,
+#    rounds interleaved.
 # Medians of ROUNDS.
 #   test/bench/bench_computing.sh ROUNDS OUTDIR
 set -u
@@ -40,11 +46,12 @@ osc_time () {
         sed -n "s/^# origin's operations took \([0-9.]*\) s.*/\1/p"
 }
 
-# the time in MPI_Wait, s, after computing SECONDS
-rndv_wait () {
-    local seconds=$1
-    shift
-    run "$@" "$bin" -m rendezvous -t "$seconds" -f "$out/done" | sed -n 's/.*MPI_Wait, which took \([0-9.]*\) s/\1/p'
+# the time in MPI_Wait, s, of the side that computed SECONDS
+rndv_wait () { # mode seconds [-T] mca-args...
+    local mode=$1 seconds=$2 thread=
+    shift 2
+    [ "$1" = -T ] && { thread=-T; shift; }
+    run "$@" "$bin" -m "$mode" $thread -t "$seconds" -f "$out/done" | sed -n 's/.*MPI_Wait, which took \([0-9.]*\) s/\1/p'
 }
 
 median_of () { # command... run ROUNDS times
@@ -54,7 +61,7 @@ median_of () { # command... run ROUNDS times
 
 echo "## Computing peers: a rank that computes holds its peers back? (2 nodes, 1 rail)"
 echo
-echo "| one-sided to a target | rwv, btl_rwv_async_progress 1 | rwv (default: 0) |"
+echo "| one-sided to a target | rwv (default: btl_rwv_async_progress 1) | rwv, btl_rwv_async_progress 0 |"
 echo "|---|---:|---:|"
 bench_progress "computing peers: one-sided"
 idle_on=$(median_of osc_time idle --mca btl self,rwv --mca btl_rwv_async_progress 1)
@@ -68,19 +75,73 @@ echo
 echo "The origin's 100 MPI_Fetch_and_op, a compare-and-swap, a 1 MiB put and get and a 4096-int accumulate, each"
 echo "flushed (test/mpi/test_computing_peer). Stock Open MPI 4.1.4 has no one-sided path between nodes."
 echo
-echo "| rendezvous of 8 MiB, sender computing | idle transfer, ms | left in MPI_Wait after computing 3x that, ms | sender's availability |"
-echo "|---|---:|---:|---:|"
-for contender in "rwv, btl_rwv_async_progress 1|--mca btl self,rwv --mca btl_rwv_async_progress 1" "rwv (default)|--mca btl self,rwv" \
-                 "btl/tcp|--mca btl self,tcp" "btl/tcp, btl_tcp_progress_thread 1|--mca btl self,tcp --mca btl_tcp_progress_thread 1"; do
+contenders=("rwv (default: btl_rwv_async_progress 1)|--mca btl self,rwv" "rwv, btl_rwv_async_progress 0|--mca btl self,rwv --mca btl_rwv_async_progress 0"
+            "btl/tcp|--mca btl self,tcp" "btl/tcp, btl_tcp_progress_thread 1|--mca btl self,tcp --mca btl_tcp_progress_thread 1")
+
+availability_table () { # mode side [-T]
+    local mode=$1 side=$2 thread=${3:-} contender name idle busy_for left avail
+    echo "| rendezvous of 8 MiB, the $side computing | idle transfer, ms | left in MPI_Wait after computing 3x that, ms | the $side's availability |"
+    echo "|---|---:|---:|---:|"
+    for contender in "${contenders[@]}"; do
+        name=${contender%%|*}
+        read -r -a args <<< "${contender#*|}"
+        bench_progress "computing peers: rendezvous, $side computing, $name"
+        idle=$(median_of rndv_wait "$mode" 0 $thread "${args[@]}")
+        busy_for=$(awk -v t="$idle" 'BEGIN {t = 3 * t; printf "%.4f", t < 0.05 ? 0.05 : t}')
+        left=$(median_of rndv_wait "$mode" "$busy_for" $thread "${args[@]}")
+        avail=$(awk -v i="$idle" -v l="$left" 'BEGIN {if (i + 0 <= 0 || l == "" || l == "failed") print "-"; else {a = 1 - l / i; printf "%.2f", a < 0 ? 0 : a}}')
+        echo "| $name | $(awk -v t="$idle" 'BEGIN {printf "%.2f", t * 1000}') | $(awk -v t="$left" 'BEGIN {printf "%.2f", t * 1000}') | $avail |"
+    done
+    echo
+}
+
+availability_table rendezvous sender
+availability_table receiver receiver -T
+echo "Availability 1.00: the message moved while that rank computed; 0.00: it waited for MPI_Wait. The receiver's"
+echo "table runs under MPI_THREAD_MULTIPLE, where rwv's thread may deliver to ob1; below it, a receiver that"
+echo "computes waits for its next MPI call with every BTL but btl/tcp's progress thread."
+echo
+
+# "quiet busy served" of -m stream
+stream_cost () { # mca-args...
+    run "$@" "$bin" -m stream -t 1 |
+        sed -n 's/^# stream: the target.s work took \([0-9.]*\) s quiet and \([0-9.]*\) s while \([0-9]*\) .*/\1 \2 \3/p'
+}
+
+echo "| a rank computing 1 s while its peer streams fetch-and-ops at it | work quiet, s | work while streamed, s | compute lost | operations served meanwhile |"
+echo "|---|---:|---:|---:|---:|"
+for contender in "rwv (default)|--mca btl self,rwv" "rwv, btl_rwv_async_progress 0|--mca btl self,rwv --mca btl_rwv_async_progress 0"; do
     name=${contender%%|*}
     read -r -a args <<< "${contender#*|}"
-    bench_progress "computing peers: rendezvous, $name"
-    idle=$(median_of rndv_wait 0 "${args[@]}")
-    busy_for=$(awk -v t="$idle" 'BEGIN {t = 3 * t; printf "%.4f", t < 0.05 ? 0.05 : t}')
-    left=$(median_of rndv_wait "$busy_for" "${args[@]}")
-    avail=$(awk -v i="$idle" -v l="$left" 'BEGIN {if (i + 0 <= 0 || l == "" || l == "failed") print "-"; else {a = 1 - l / i; printf "%.2f", a < 0 ? 0 : a}}')
-    echo "| $name | $(awk -v t="$idle" 'BEGIN {printf "%.2f", t * 1000}') | $(awk -v t="$left" 'BEGIN {printf "%.2f", t * 1000}') | $avail |"
+    bench_progress "computing peers: stream, $name"
+    for ((r = 0; r < rounds; r++)); do stream_cost "${args[@]}"; done > "$out/stream.txt"
+    quiet=$(awk '{print $1}' "$out/stream.txt" | bench_median) busy=$(awk '{print $2}' "$out/stream.txt" | bench_median)
+    served=$(awk '{print $3}' "$out/stream.txt" | bench_median)
+    echo "| $name | $quiet | $busy | $(awk -v q="$quiet" -v b="$busy" 'BEGIN {if (q + 0 <= 0) print "-"; else printf "%.1f%%", 100 * (b - q) / q}') | $served |"
 done
 echo
-echo "Availability 1.00: the message left while the sender computed; 0.00: it waited for MPI_Wait. rwv's thread"
-echo "serves only what needs no call into the MPI library (a receiver that computes still waits for its next call)."
+echo "The same work, timed on the computing rank (test_computing_peer -m stream); this machine's 2 cores also run"
+echo "the streaming rank, so part of the loss is the cores' sharing, not the thread."
+echo
+
+# what the thread costs a rank that sits in MPI: "size latency bandwidth" per line
+pingpong () { # mca-args...
+    cluster_mpirun -np 2 --map-by node "$@" "$build/test/bench/bench_pingpong" -r 3 1 8192 32768 8388608 2>/dev/null |
+        awk '/^[0-9]/ {print $1, $2, $3}'
+}
+
+# at least 4 rounds: single ping-pong jobs here move by 20-30%
+cost_rounds=$((rounds < 4 ? 4 : rounds))
+bench_progress "computing peers: the thread's cost in MPI"
+for ((r = 0; r < cost_rounds; r++)); do
+    pingpong --mca btl self,rwv | sed 's/^/on /'
+    pingpong --mca btl self,rwv --mca btl_rwv_async_progress 0 | sed 's/^/off /'
+done > "$out/thread-cost.txt"
+echo "| a rank in MPI: rwv with the thread serving (default) against without | latency on, us | off | bandwidth on, MB/s | off |"
+echo "|---|---:|---:|---:|---:|"
+for size in 1 8192 32768 8388608; do
+    cell () { awk -v s="$size" -v w="$1" -v c="$2" '$1 == w && $2 == s {print $c}' "$out/thread-cost.txt" | bench_median; }
+    echo "| $(bench_size "$size") | $(cell on 3) | $(cell off 3) | $(cell on 4) | $(cell off 4) |"
+done
+echo
+echo "test/bench/bench_pingpong between the 2 nodes, medians of 3 inside each job and of $cost_rounds interleaved jobs."

@@ -25,6 +25,13 @@
  *                  and before MPI_Wait, looks for FILE and checks every
  *                  byte: the message arrived whole while it computed.
  *                  Needs -T (a second thread may then deliver to ob1).
+ *   -m stream      what serving costs the computing rank: rank 1 does a
+ *                  fixed work of about SECONDS twice, first with rank 0
+ *                  waiting in MPI, then while rank 0 sends fetch-and-ops
+ *                  (+1, each flushed) to its window until rank 1 stores a
+ *                  done flag there.  Prints both times and the operations
+ *                  served meanwhile; judges only that the counter holds
+ *                  every operation rank 0 made.
  *
  * -T: MPI_Init_thread with MPI_THREAD_MULTIPLE.
  * -k: (onesided) rank 0 kills itself after 10 fetch-and-ops: the target
@@ -32,7 +39,7 @@
  * -i: rank 1 waits in MPI (a barrier) instead of computing, for the time
  *     the same work takes against an idle peer (nothing is judged then).
  * Prints the time rank 0's side took (not judged).
- *   test_computing_peer -m onesided|rendezvous|receiver [-t SECONDS] [-f FILE] [-T] [-i] [-k]
+ *   test_computing_peer -m onesided|rendezvous|receiver|stream [-t SECONDS] [-f FILE] [-T] [-i] [-k]
  */
 #include <mpi.h>
 #include <signal.h>
@@ -77,6 +84,20 @@ static void compute (double seconds)
             x = x * 1.0000001 + 1e-9;
         }
     }
+}
+
+/* ROUNDS rounds of compute's loop, with no MPI call; the time it took */
+static double work (long rounds)
+{
+    volatile double x = 1.0;
+    double start = now ();
+
+    for (long r = 0 ; r < rounds ; ++r) {
+        for (int i = 0 ; i < 100000 ; ++i) {
+            x = x * 1.0000001 + 1e-9;
+        }
+    }
+    return now () - start;
 }
 
 static int32_t put_value (int i)
@@ -193,6 +214,62 @@ static int onesided (int rank, double seconds, int idle, int die)
     }
     CHECK(MPI_Win_free (&win));
     return total;
+}
+
+/* Rank 0 of -m stream: fetch-and-ops on rank 1's counter until its done
+ * flag reads 1; how many */
+static int64_t stream_origin (MPI_Win win)
+{
+    int64_t one = 1, fetched, done = 0, count = 0;
+
+    while (1 != done) {
+        CHECK(MPI_Fetch_and_op (&one, &fetched, MPI_INT64_T, 1, offsetof (window_t, counter), MPI_SUM, win));
+        CHECK(MPI_Fetch_and_op (NULL, &done, MPI_INT64_T, 1, offsetof (window_t, done), MPI_NO_OP, win));
+        CHECK(MPI_Win_flush (1, win));
+        ++count;
+    }
+    return count;
+}
+
+static int stream (int rank, double seconds)
+{
+    window_t *base;
+    MPI_Win win;
+    int64_t made = 0, served = 0;
+    double quiet = 0, busy = 0;
+    long rounds = 0;
+    int bad;
+
+    CHECK(MPI_Win_allocate (sizeof (window_t), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    memset (base, 0, sizeof (*base));
+    CHECK(MPI_Win_lock_all (0, win));
+    if (1 == rank) {
+        rounds = (long) (seconds * 20 / work (20)) + 1;
+    }
+    CHECK(MPI_Barrier (MPI_COMM_WORLD));
+    if (1 == rank) {
+        quiet = work (rounds);
+    }
+    CHECK(MPI_Barrier (MPI_COMM_WORLD));
+    if (1 == rank) {
+        busy = work (rounds);
+        served = __atomic_load_n (&base->counter, __ATOMIC_ACQUIRE);
+        __atomic_store_n (&base->done, 1, __ATOMIC_SEQ_CST);
+    } else if (0 == rank) {
+        made = stream_origin (win);
+    }
+    CHECK(MPI_Barrier (MPI_COMM_WORLD));
+    CHECK(MPI_Bcast (&made, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));
+    bad = 1 == rank && base->counter != made;
+    CHECK(MPI_Win_unlock_all (win));
+    if (1 == rank) {
+        printf ("# stream: the target's work took %.3f s quiet and %.3f s while %lld fetch-and-ops were served: "
+                "%.1f%% of its compute lost\n", quiet, busy, (long long) served, 100 * (busy - quiet) / quiet);
+        printf ("%s - stream of fetch-and-ops to a computing target: its counter holds all %lld\n",
+                bad ? "not ok" : "ok", (long long) made);
+    }
+    CHECK(MPI_Win_free (&win));
+    return bad;
 }
 
 static int rndv_bad_bytes (const unsigned char *buf)
@@ -323,9 +400,10 @@ int main (int argc, char **argv)
     }
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &size);
-    if (size < 2 || NULL == mode || (strcmp (mode, "onesided") && strcmp (mode, "rendezvous") && strcmp (mode, "receiver"))) {
+    if (size < 2 || NULL == mode || (strcmp (mode, "onesided") && strcmp (mode, "rendezvous") && strcmp (mode, "receiver") &&
+                                   strcmp (mode, "stream"))) {
         if (0 == rank) {
-            fprintf (stderr, "usage: mpirun -np 2 %s -m onesided|rendezvous|receiver [-t SECONDS] [-f FILE] [-T] [-i] [-k]\n",
+            fprintf (stderr, "usage: mpirun -np 2 %s -m onesided|rendezvous|receiver|stream [-t SECONDS] [-f FILE] [-T] [-i] [-k]\n",
                      argv[0]);
         }
         MPI_Finalize ();
@@ -335,8 +413,10 @@ int main (int argc, char **argv)
         bad = onesided (rank, seconds, idle, die);
     } else if (0 == strcmp (mode, "rendezvous")) {
         bad = rendezvous (rank, seconds, file);
-    } else {
+    } else if (0 == strcmp (mode, "receiver")) {
         bad = receiver (rank, seconds, file);
+    } else {
+        bad = stream (rank, seconds);
     }
     MPI_Finalize ();
     return bad ? 1 : 0;
