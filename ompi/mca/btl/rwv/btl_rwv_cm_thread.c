@@ -180,8 +180,8 @@ static unsigned rwv_cm_calls (mca_btl_rwv_module_t *module)
 }
 
 /* Out of the epoll set altogether while parked, not just masked: a
- * watched epoll fd (libfabric's wait set is one) passes every readiness
- * of the sockets inside it on to its watchers, which the application's
+ * watched epoll fd (a rail's data_fd is one) passes every readiness of
+ * the sockets inside it on to its watchers, which the application's
  * progress would pay for. */
 static void rwv_cm_watch_data (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch, bool on)
 {
@@ -210,24 +210,30 @@ static void rwv_cm_park (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch, lo
     watch->until = rwv_cm_clock () + park_ns;
 }
 
+/* Has the application made a progress pass since the thread last
+ * looked, or is one running? */
+static bool rwv_cm_app_in_mpi (mca_btl_rwv_module_t *module, const rwv_cm_watch_t *watch)
+{
+    return rwv_cm_calls (module) != watch->calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE);
+}
+
 /* Parked and the pause over: park again if a pass came, else arm. */
 static void rwv_cm_look (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch)
 {
     if (watch->armed || rwv_cm_clock () < watch->until) {
         return;
     }
-    if (rwv_cm_calls (module) != watch->calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE)) {
+    if (rwv_cm_app_in_mpi (module, watch)) {
         rwv_cm_park (module, watch, watch->park_ns * 2 > RWV_CM_PARK_MAX_NS ? RWV_CM_PARK_MAX_NS : watch->park_ns * 2);
         return;
     }
     rwv_cm_watch_data (module, watch, true);
 }
 
-/* Armed: has a progress pass come since the thread armed, or is one
- * running?  Then park. */
+/* Armed and the application back in MPI: park; true if so. */
 static bool rwv_cm_parks (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch)
 {
-    if (rwv_cm_calls (module) != watch->calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE)) {
+    if (rwv_cm_app_in_mpi (module, watch)) {
         rwv_cm_park (module, watch, RWV_CM_PARK_FIRST_NS);
         return true;
     }
@@ -253,7 +259,7 @@ static bool rwv_cm_pace (mca_btl_rwv_module_t *module, long *pause_ns)
 static bool rwv_cm_sleep (mca_btl_rwv_module_t *module, const rwv_cm_watch_t *watch, bool *woken)
 {
     struct epoll_event ready[2 * MCA_BTL_RWV_MAX_RAILS + 1];
-    long long left_ns = watch->armed ? -1 : watch->until - rwv_cm_clock ();
+    long long left_ns = watch->until - rwv_cm_clock ();
     int timeout_ms = watch->armed ? -1 : left_ns <= 0 ? 0 : (int) ((left_ns + 999999) / 1000000);
     int n = epoll_wait (module->cm.epoll_fd, ready, 2 * MCA_BTL_RWV_MAX_RAILS + 1, timeout_ms);
 

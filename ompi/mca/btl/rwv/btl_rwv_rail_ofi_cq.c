@@ -35,26 +35,23 @@
  * message.  libfabric 2.x's lists its progress engine's epoll fd. */
 int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot)
 {
-    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .size = 4096, .wait_obj = FI_WAIT_NONE};
-    int rc = -FI_ENOSYS;
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .size = 4096, .wait_obj = FI_WAIT_POLLFD};
+    int rc;
 
     rail->cqs[slot].watched = UINT64_MAX;
     if (rail->super.data_fd >= 0) {
-        cq_attr.wait_obj = FI_WAIT_POLLFD;
         rc = fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
-    }
-    if (0 != rc && rail->super.data_fd >= 0) {
+        if (0 == rc) {
+            return 0;
+        }
         opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
                              "btl/rwv: %s: the provider's completion queues offer no descriptors to wait on (%s): "
                              "peers' data waits for the application's progress", rail->super.name, fi_strerror (-rc));
         close (rail->super.data_fd);
         rail->super.data_fd = -1;
     }
-    if (0 != rc) {
-        cq_attr.wait_obj = FI_WAIT_NONE;
-        rc = fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
-    }
-    return rc;
+    cq_attr.wait_obj = FI_WAIT_NONE;
+    return fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
 }
 
 /* The queue's descriptors into rail->wait_fds (grown to fit: one per
