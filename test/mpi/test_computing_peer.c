@@ -272,6 +272,13 @@ static int stream (int rank, double seconds)
     return bad;
 }
 
+static void rndv_fill (unsigned char *buf)
+{
+    for (size_t i = 0 ; i < RNDV_BYTES ; ++i) {
+        buf[i] = (unsigned char) (i * 131 + 7);
+    }
+}
+
 static int rndv_bad_bytes (const unsigned char *buf)
 {
     int bad = 0;
@@ -300,9 +307,7 @@ static int rendezvous (int rank, double seconds, const char *file)
         MPI_Request req;
         double start, wait;
 
-        for (size_t i = 0 ; i < RNDV_BYTES ; ++i) {
-            buf[i] = (unsigned char) (i * 131 + 7);
-        }
+        rndv_fill (buf);
         (void) unlink (file);
         CHECK(MPI_Barrier (MPI_COMM_WORLD));
         CHECK(MPI_Isend (buf, RNDV_BYTES, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &req));
@@ -340,9 +345,7 @@ static int receiver (int rank, double seconds, const char *file)
     int bad = 0, total;
 
     if (0 == rank) {
-        for (size_t i = 0 ; i < RNDV_BYTES ; ++i) {
-            buf[i] = (unsigned char) (i * 131 + 7);
-        }
+        rndv_fill (buf);
         (void) unlink (file);
         CHECK(MPI_Barrier (MPI_COMM_WORLD));
         CHECK(MPI_Send (buf, RNDV_BYTES, MPI_BYTE, 1, 7, MPI_COMM_WORLD));
