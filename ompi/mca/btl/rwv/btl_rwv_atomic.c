@@ -13,8 +13,8 @@
  * (btl_rwv_failover.c), and a put completed before them is visible before
  * they run.
  *
- * The target must enter MPI (any call that progresses) for its atomics to
- * run: the price of having no network atomics.
+ * The target's CPU runs them: its progress, or, while it computes, rwv's
+ * connection thread (btl_rwv_async_progress, btl_rwv_cm_thread.c).
  *
  * Integer min and max are declined (OPAL_ERR_NOT_SUPPORTED): the BTL
  * interface does not say whether the operands are signed, and osc/rdma

@@ -144,8 +144,9 @@ static const rwv_param_t rwv_params[] = {
       "MPI_THREAD_MULTIPLE it never calls the MPI library. The thread watches for peers' data "
       "only once the application has made no MPI call for a pause (1 ms, doubling to 16 ms while "
       "calls keep coming), so a rank busy in MPI pays nothing for it. 0: peers' data waits for the "
-      "application's next MPI call. Needs btl_rwv_connection_thread and a libfabric rail; verbs "
-      "rails serve reads and writes in the device anyway"),
+      "application's next MPI call. On verbs rails the device lands puts and answers gets "
+      "itself, and the thread sleeps on the completion queue's channel for peers' messages and "
+      "atomic requests. Needs btl_rwv_connection_thread"),
     RWV_INT(rail_down_timeout, 120, 0, INT_MAX, 1, "use 0 or a positive number of seconds",
       "Seconds a rail's link may stay down before rwv gives it up. Peers with another rail move "
       "to it at once; a peer whose only rail it is keeps its connection meanwhile (TCP, or the "

@@ -29,7 +29,9 @@
  *                reads as the connection agreed on, MCA_BTL_RWV_VERBS_READS
  *                says why); one more is refused, and waits in rwv's queue.
  *                A retired queue pair fails what its slots still hold
- *   completions  one CQ per rail for sends and receives, polled in progress
+ *   completions  one CQ per rail for sends and receives, polled in progress;
+ *                its completion channel wakes the connection thread while
+ *                the application computes (btl_rwv_rail_verbs_cm.c)
  *
  * Which addresses become rails: btl_rwv_rail_verbs_discover.c.
  * Layer: transports (docs/layout.md).
@@ -401,6 +403,9 @@ void mca_btl_rwv_verbs_rail_close (mca_btl_rwv_rail_t *r)
     }
     if (rail->cq) {
         ibv_destroy_cq (rail->cq);
+    }
+    if (rail->comp) {
+        (void) ibv_destroy_comp_channel (rail->comp); /* its events were acknowledged as read */
     }
     if (rail->pd) {
         ibv_dealloc_pd (rail->pd);

@@ -46,6 +46,10 @@ typedef struct mca_btl_rwv_verbs_rail_t {
     struct ibv_context *context;
     struct ibv_pd *pd;
     struct ibv_cq *cq;
+    /* where the CQ tells the connection thread of completions while the
+     * application computes (btl_rwv_async_progress); NULL: it does not */
+    struct ibv_comp_channel *comp;
+    bool comp_armed;            /* the CQ will tell: read and written by the connection thread only */
     char device[64];
     uint8_t port;
     bool iwarp;                 /* RDMAP: no immediate data; read sinks take remote writes */

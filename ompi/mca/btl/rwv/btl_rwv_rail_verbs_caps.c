@@ -23,6 +23,8 @@
  */
 #include "opal_config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -99,6 +101,29 @@ static bool verbs_caps_depths (mca_btl_rwv_verbs_rail_t *rail, const struct ibv_
     return true;
 }
 
+/* A completion channel, for the connection thread to sleep on while the
+ * application computes.  Every ring write notifies on these rails (writes
+ * are not placed in order), so a peer's message or atomic request always
+ * completes a receive here and wakes the thread.  Without one the rail
+ * works as before; peers' messages wait for the next MPI call. */
+static void verbs_caps_channel (mca_btl_rwv_verbs_rail_t *rail)
+{
+    if (!mca_btl_rwv_component.async_progress || !mca_btl_rwv_component.connection_thread) {
+        return;
+    }
+    rail->comp = ibv_create_comp_channel (rail->context);
+    if (NULL != rail->comp && 0 != fcntl (rail->comp->fd, F_SETFL, fcntl (rail->comp->fd, F_GETFL) | O_NONBLOCK)) {
+        (void) ibv_destroy_comp_channel (rail->comp);
+        rail->comp = NULL;
+    }
+    if (NULL == rail->comp) {
+        opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                             "btl/rwv: verbs device %s port %u: no completion channel (%s): peers' messages to a "
+                             "rank that computes wait for its next MPI call", rail->device, rail->port,
+                             strerror (errno));
+    }
+}
+
 static const char *verbs_transport_name (enum ibv_transport_type transport, uint8_t link_layer)
 {
     if (IBV_TRANSPORT_IWARP == transport) {
@@ -121,7 +146,8 @@ int mca_btl_rwv_verbs_caps (mca_btl_rwv_verbs_rail_t *rail)
     if (!verbs_caps_depths (rail, &attr)) {
         return OPAL_ERR_NOT_SUPPORTED;
     }
-    rail->cq = ibv_create_cq (rail->context, rail->cq_depth, NULL, NULL, 0);
+    verbs_caps_channel (rail);
+    rail->cq = ibv_create_cq (rail->context, rail->cq_depth, NULL, rail->comp, 0);
     rail->recv_mr = ibv_reg_mr (rail->pd, &rail->recv_sink, sizeof (rail->recv_sink), IBV_ACCESS_LOCAL_WRITE);
     if (NULL == rail->cq || NULL == rail->recv_mr || OPAL_SUCCESS != verbs_probe_inline (rail, &inline_bytes)) {
         verbs_caps_refuse (rail, "rwv cannot create a reliable-connected queue pair on it",

@@ -310,13 +310,40 @@ static void verbs_cm_event (mca_btl_rwv_verbs_rail_t *rail, struct rdma_cm_event
 }
 
 /* rdma_cm's channel is a kernel file descriptor, readable exactly while
- * an event waits. */
+ * an event waits.
+ * With DATA (the connection thread watches data_fd): may completions
+ * wait that the completion channel will not announce?  The CQ tells once
+ * per request (ibv_req_notify_cq), so after each time it told, and
+ * before the first, it is asked again, and what completed before the
+ * asking is reported as work: the thread polls the CQ once more before
+ * it sleeps.  The channel is the connection thread's alone. */
+static bool verbs_data_waits (mca_btl_rwv_verbs_rail_t *rail)
+{
+    struct ibv_cq *cq;
+    void *context;
+    bool waits = false;
+
+    if (0 == ibv_get_cq_event (rail->comp, &cq, &context)) {
+        ibv_ack_cq_events (cq, 1);
+        rail->comp_armed = false;
+        waits = true;
+    }
+    if (!rail->comp_armed && 0 == ibv_req_notify_cq (rail->cq, 0)) {
+        rail->comp_armed = true;
+        waits = true;
+    }
+    return waits;
+}
+
 mca_btl_rwv_cm_state_t mca_btl_rwv_verbs_cm_state (mca_btl_rwv_rail_t *r, bool data)
 {
-    (void) data; /* the device serves peers' reads and writes itself */
-    struct pollfd ready = {.fd = mca_btl_rwv_verbs_rail (r)->channel->fd, .events = POLLIN};
+    mca_btl_rwv_verbs_rail_t *rail = mca_btl_rwv_verbs_rail (r);
+    struct pollfd ready = {.fd = rail->channel->fd, .events = POLLIN};
 
-    return poll (&ready, 1, 0) > 0 ? MCA_BTL_RWV_CM_EVENT : MCA_BTL_RWV_CM_IDLE;
+    if (poll (&ready, 1, 0) > 0) {
+        return MCA_BTL_RWV_CM_EVENT;
+    }
+    return data && NULL != rail->comp && verbs_data_waits (rail) ? MCA_BTL_RWV_CM_BUSY : MCA_BTL_RWV_CM_IDLE;
 }
 
 /* A connect request's private data lives in its event: the core copies

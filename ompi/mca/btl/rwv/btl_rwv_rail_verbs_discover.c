@@ -119,7 +119,9 @@ static mca_btl_rwv_rail_t *verbs_rail_open (const struct ifaddrs *ifa, int index
     }
     rail->super.index = index;
     rail->super.cm_fd = rail->channel->fd;
-    rail->super.data_fd = -1; /* the device serves reads and writes itself */
+    /* the device serves reads and writes itself; peers' messages and
+     * atomic requests complete receives, which the channel announces */
+    rail->super.data_fd = NULL != rail->comp ? rail->comp->fd : -1;
     rail->super.addr.loopback = 0;
     rail->super.inject_size = rail->inline_bytes;
     rail->super.virt_addr = true;
