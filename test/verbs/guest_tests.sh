@@ -17,7 +17,8 @@
 #    windows of small messages written in chains of work requests (fewer
 #    posts than messages, from rwv's counters), and a rank busy past
 #    btl_rwv_connect_timeout at first contact (rwv's connection thread on
-#    rdma_cm);
+#    rdma_cm), and one-sided to a target that computes 4 s (its atomics
+#    done by the connection thread, woken through the CQ's channel);
 #  - a second device as a second verbs rail (rxe0 and rxe1; siw0 and a
 #    RoCE device of its own, iWARP and RoCE to one peer), a stream going
 #    on when a link goes down.
@@ -209,6 +210,13 @@ if [ "$dev" = rxe0 ]; then
         echo "not ok - $label (completions asked per message: ${asked:-none})"; tail -12 "$out" | sed 's/^/#   /'; failed=1
     fi
 fi
+# A target that computes 4 s without an MPI call: rwv's connection thread
+# wakes on the CQ's completion channel (every ring write notifies here)
+# and does the emulated atomics; the device lands the puts and answers
+# the gets.  The target finds every value in its window before its next
+# MPI call.
+check "verbs ($dev), 2 nodes: one-sided to a target computing 4 s: every fetch-and-op, compare-and-swap, put, get and accumulate in its window before its next MPI call" \
+    '^ok - one-sided to a target computing' "${two[@]}" -np 2 "$bin/mpi/test_computing_peer" -m onesided -t 4
 # rdma_cm requests answered by rwv's connection thread while the rank
 # computes past btl_rwv_connect_timeout; across the two nodes only rwv's
 # verbs rail reaches
