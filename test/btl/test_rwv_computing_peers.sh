@@ -39,7 +39,7 @@ bin=$RWV_BUILD/test/mpi/test_computing_peer
 out=$(mktemp)
 done_file=$(mktemp -u /tmp/rwv-computing.XXXXXX)
 trap 'rm -f "$out" "$done_file"; cluster_down' EXIT
-busy=4
+busy=3
 
 job () { # mpirun-args... -- program-args...   (PROGRESS: btl_rwv_async_progress, 1 unless given)
     local args=()
