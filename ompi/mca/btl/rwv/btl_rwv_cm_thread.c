@@ -115,23 +115,28 @@ static mca_btl_rwv_cm_state_t rwv_cm_state (mca_btl_rwv_module_t *module, bool d
 }
 
 /* Serve the peers of an application that computes (btl_rwv_async_progress).
- * Under MPI_THREAD_MULTIPLE, a whole progress pass (module->deliver), as
- * btl/tcp's progress thread delivers: ob1 locks its matching.  Else,
- * under the gate, read every rail's completions, which makes the
- * transport land the peers' writes and answer their reads (completions of
- * our own operations wait on module->reaped), then do the atomics waiting
- * at the head of the polled rings: nothing here calls the MPI library. */
-static int rwv_cm_serve (mca_btl_rwv_module_t *module)
+ * With TRANSPORT, under MPI_THREAD_MULTIPLE, a whole progress pass
+ * (module->deliver), as btl/tcp's progress thread delivers: ob1 locks its
+ * matching.  Else, under the gate, with TRANSPORT read every rail's
+ * completions, which makes the transport land the peers' writes and
+ * answer their reads (completions of our own operations wait on
+ * module->reaped), without it bring the data fds up to date with what the
+ * look had the transport wait on, then do the atomics waiting at the head
+ * of the polled rings: nothing here calls the MPI library. */
+static int rwv_cm_serve (mca_btl_rwv_module_t *module, bool transport)
 {
     int count = 0;
 
-    if (NULL != module->deliver) {
+    if (transport && NULL != module->deliver) {
         return module->deliver ();
     }
 
     mca_btl_rwv_gate_enter (module);
+    if (!transport) {
+        rwv_cm_data_sync (module); /* what the look just had the transport wait on */
+    }
     module->serving = true;
-    for (int i = 0 ; i < module->num_rails ; ++i) {
+    for (int i = 0 ; transport && i < module->num_rails ; ++i) {
         if (module->rails[i]->num_conns) {
             count += module->rails[i]->ops->poll_completions (module->rails[i]);
         }
@@ -244,14 +249,45 @@ static bool rwv_cm_parks (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch)
  * the application's data too, until the application reads it) is paced:
  * 50 us doubling to 5 ms, back to none at the next event.  A connection
  * is then answered within 5 ms of its request however busy the rail.
- * True when finalize asks the thread to stop. */
-static bool rwv_cm_pace (mca_btl_rwv_module_t *module, long *pause_ns)
-{
-    struct pollfd stop = {.fd = module->cm.stop_fd, .events = POLLIN};
-    const struct timespec pause = {.tv_sec = 0, .tv_nsec = *pause_ns};
+ * Armed, peers' data still ends the pause at once: about one wake in two
+ * for data finds nothing to serve yet (counted under a stream of
+ * fetch-and-ops), and the peer's request that follows must not wait out
+ * the pause.  Should a data fd stay readable with nothing to serve, it is
+ * left out after RWV_CM_EMPTY_DATA_WAKES such wakes in a row, until the
+ * thread next finds work.  True when finalize asks the thread to stop. */
+#define RWV_CM_EMPTY_DATA_WAKES 4
 
-    *pause_ns = *pause_ns * 2 > 5000000 ? 5000000 : *pause_ns * 2;
-    return ppoll (&stop, 1, &pause, NULL) > 0;
+typedef struct {
+    long pause_ns;
+    int empty_data_wakes;   /* paces ended by a data fd, with nothing served since */
+} rwv_cm_pace_t;
+
+static void rwv_cm_pace_reset (rwv_cm_pace_t *pace)
+{
+    pace->pause_ns = 50000;
+    pace->empty_data_wakes = 0;
+}
+
+static bool rwv_cm_pace (mca_btl_rwv_module_t *module, const rwv_cm_watch_t *watch, rwv_cm_pace_t *pace)
+{
+    struct pollfd fds[MCA_BTL_RWV_MAX_RAILS + 1] = {{.fd = module->cm.stop_fd, .events = POLLIN}};
+    const struct timespec pause = {.tv_sec = 0, .tv_nsec = pace->pause_ns};
+    int count = 1;
+
+    for (int i = 0 ; watch->armed && pace->empty_data_wakes < RWV_CM_EMPTY_DATA_WAKES && i < module->num_rails ; ++i) {
+        if (module->rails[i]->data_fd >= 0) {
+            fds[count++] = (struct pollfd) {.fd = module->rails[i]->data_fd, .events = POLLIN};
+        }
+    }
+    pace->pause_ns = pace->pause_ns * 2 > 5000000 ? 5000000 : pace->pause_ns * 2;
+    if (ppoll (fds, count, &pause, NULL) <= 0) {
+        return false;
+    }
+    if (fds[0].revents & POLLIN) {
+        return true;
+    }
+    pace->empty_data_wakes++;
+    return false;
 }
 
 /* Sleep until a rail's fd or finalize wakes the thread (*WOKEN), or a
@@ -279,29 +315,37 @@ typedef enum {
     RWV_CM_BUSY,    /* a fd stays ready with nothing for the thread: pace */
 } rwv_cm_turn_t;
 
-/* One turn: connection events first, then, armed, peers' data.  Armed,
- * the state's look at the data (libfabric's trywait) progresses the
- * transport, which may land a peer's write in a ring with no completion
- * and leave nothing for the fd to announce: the rings are served after
- * every such look, before the thread may sleep. */
+/* One turn.  Armed, the peers' data is served first and looked at after
+ * (libfabric's trywait), as libfabric asks of a thread that will wait: a
+ * read of the completions may leave bytes in the provider's own buffer
+ * that no descriptor announces, and only the look sees them.  The look
+ * progresses the transport in turn, and may land a peer's write in a
+ * ring with no completion: the rings alone (no transport) are served once
+ * more after it, before the thread may sleep.  Connection events come
+ * with the look. */
 static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch)
 {
     bool serving = watch->armed && mca_btl_rwv_component.async_progress;
-    mca_btl_rwv_cm_state_t state = rwv_cm_state (module, serving);
+    mca_btl_rwv_cm_state_t state;
+    int served = 0;
 
-    if (MCA_BTL_RWV_CM_EVENT == state && rwv_cm_drain (module, serving) > 0) {
-        return RWV_CM_DONE;
-    }
     if (serving && rwv_cm_parks (module, watch)) {
         return RWV_CM_PARKED;
     }
     if (serving) {
-        int served = rwv_cm_serve (module);
-
-        watch->calls = rwv_cm_calls (module); /* a pass of its own (module->deliver) is not the application's */
-        if (served > 0) {
-            return RWV_CM_DONE;
-        }
+        served = rwv_cm_serve (module, true);
+    }
+    state = rwv_cm_state (module, serving);
+    if (MCA_BTL_RWV_CM_EVENT == state && rwv_cm_drain (module, serving) > 0) {
+        served++;
+    }
+    if (serving && 0 == served) {
+        served = rwv_cm_serve (module, false);
+    }
+    /* a pass of its own (module->deliver) is not the application's */
+    watch->calls = serving ? rwv_cm_calls (module) : watch->calls;
+    if (served > 0) {
+        return RWV_CM_DONE;
     }
     return MCA_BTL_RWV_CM_IDLE == state ? RWV_CM_IDLE : RWV_CM_BUSY;
 }
@@ -309,13 +353,14 @@ static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, rwv_cm_watch_t *
 static void *rwv_cm_thread_main (void *arg)
 {
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) arg;
-    long pause_ns = 50000;
+    rwv_cm_pace_t pace;
     bool just_woken = false;
     int done_run = 0;
     rwv_cm_watch_t watch = {.armed = false};
 
     mca_btl_rwv_in_cm_thread = true;
     (void) pthread_setname_np (pthread_self (), "rwv-conn"); /* for top -H, and the tests */
+    rwv_cm_pace_reset (&pace);
     rwv_cm_park (module, &watch, RWV_CM_PARK_FIRST_NS); /* the data fds are filled when first armed */
     while (!__atomic_load_n (&module->cm.stopping, __ATOMIC_ACQUIRE)) {
         rwv_cm_turn_t turn;
@@ -325,17 +370,17 @@ static void *rwv_cm_thread_main (void *arg)
         if (RWV_CM_DONE == turn) {
             /* a run of turns that keep finding work (a peer streaming at
              * a computing rank) yields the core now and then all the same */
-            pause_ns = 50000;
-            if (0 == ++done_run % 64 && rwv_cm_pace (module, &pause_ns)) {
+            rwv_cm_pace_reset (&pace);
+            if (0 == ++done_run % 64 && rwv_cm_pace (module, &watch, &pace)) {
                 return NULL;
             }
-            pause_ns = 50000;
+            rwv_cm_pace_reset (&pace);
         } else if (RWV_CM_PARKED == turn || (RWV_CM_IDLE == turn && !just_woken)) {
             if (rwv_cm_sleep (module, &watch, &just_woken)) {
                 return NULL;
             }
             continue;
-        } else if (rwv_cm_pace (module, &pause_ns)) {
+        } else if (rwv_cm_pace (module, &watch, &pace)) {
             return NULL;
         }
         just_woken = false;

@@ -30,7 +30,8 @@ BEGIN_C_DECLS
 typedef struct mca_btl_rwv_ofi_cq_t {
     struct fid_cq *cq;         /* NULL: a free slot */
     int eps;
-    uint64_t watched;          /* its descriptors' change index when put in data_fd's set */
+    struct pollfd *watched;    /* its descriptors as put in data_fd's set (mca_btl_rwv_ofi_data_sync) */
+    int nwatched;
 } mca_btl_rwv_ofi_cq_t;
 
 typedef struct mca_btl_rwv_ofi_rail_t {
@@ -133,8 +134,11 @@ void mca_btl_rwv_ofi_close_abandoned (mca_btl_rwv_ofi_rail_t *rail);
 
 /* btl_rwv_rail_ofi_cq.c: the rail's completion queues */
 int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot);
+void mca_btl_rwv_ofi_cq_close (mca_btl_rwv_ofi_rail_t *rail, int slot);
 /* the rail op data_sync: every queue's descriptors in data_fd's set */
 void mca_btl_rwv_ofi_data_sync (mca_btl_rwv_rail_t *r);
+/* the edges data_fd holds taken, by the connection thread's look */
+void mca_btl_rwv_ofi_data_harvest (mca_btl_rwv_rail_t *r);
 /* the queue a new endpoint binds to; released when it closes */
 int mca_btl_rwv_ofi_cq_for_new_ep (mca_btl_rwv_ofi_rail_t *rail);
 void mca_btl_rwv_ofi_cq_release (mca_btl_rwv_ofi_rail_t *rail, int slot);

@@ -9,8 +9,12 @@
 #include "opal_config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
+#include <stdbool.h>
+#include <string.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <rdma/fabric.h>
@@ -38,7 +42,6 @@ int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot)
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .size = 4096, .wait_obj = FI_WAIT_POLLFD};
     int rc;
 
-    rail->cqs[slot].watched = UINT64_MAX;
     if (rail->super.data_fd >= 0) {
         rc = fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
         if (0 == rc) {
@@ -52,6 +55,15 @@ int mca_btl_rwv_ofi_cq_open (mca_btl_rwv_ofi_rail_t *rail, int slot)
     }
     cq_attr.wait_obj = FI_WAIT_NONE;
     return fi_cq_open (rail->domain, &cq_attr, &rail->cqs[slot].cq, NULL);
+}
+
+void mca_btl_rwv_ofi_cq_close (mca_btl_rwv_ofi_rail_t *rail, int slot)
+{
+    (void) fi_close (&rail->cqs[slot].cq->fid);
+    rail->cqs[slot].cq = NULL;
+    free (rail->cqs[slot].watched);
+    rail->cqs[slot].watched = NULL;
+    rail->cqs[slot].nwatched = 0;
 }
 
 /* The queue's descriptors into rail->wait_fds (grown to fit: one per
@@ -76,10 +88,69 @@ static bool ofi_wait_fds (mca_btl_rwv_ofi_rail_t *rail, struct fid_cq *cq, struc
     return false;
 }
 
-/* Under the module gate, from the connection thread before it watches
- * data_fd: a queue whose descriptors changed since (a connection made or
- * closed) has them all added; one already there stays (EEXIST), and a
- * closed one left by itself. */
+/* How data_fd watches one of a queue's descriptors: for what the
+ * provider waits on it (POLLIN, and POLLOUT while a send of its is held
+ * up: the rest goes out only once the socket takes it), level-triggered.
+ * The provider's wake-up descriptor (libfabric 1.x: a Unix socket pair,
+ * written once when a send stays queued or a completion is written, until
+ * a wait on that queue reads it) is edge-triggered: nothing the connection
+ * thread calls reads it (fi_cq_read left it readable in 373 looks of 373,
+ * measured), so level-triggered it kept data_fd ready for good, and the
+ * thread, never able to sleep on it, paced its looks up to 5 ms apart
+ * while peers waited.  Edge-triggered it wakes the thread once per signal,
+ * and the look (mca_btl_rwv_ofi_data_harvest) takes the edge. */
+static uint32_t ofi_data_events (const struct pollfd *fd)
+{
+    uint32_t events = (fd->events & POLLOUT) ? EPOLLIN | EPOLLOUT : EPOLLIN;
+    int domain = AF_UNSPEC;
+    socklen_t len = sizeof (domain);
+
+    if (0 == getsockopt (fd->fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) && AF_UNIX == domain) {
+        events |= EPOLLET;
+    }
+    return events;
+}
+
+/* Does WAIT list what CQ's last list did, for the same events?  (Not
+ * revents: libfabric polls its list in place.) */
+static bool ofi_data_same (const mca_btl_rwv_ofi_cq_t *cq, const struct fi_wait_pollfd *wait)
+{
+    if (wait->nfds != (size_t) cq->nwatched) {
+        return false;
+    }
+    for (size_t i = 0 ; i < wait->nfds ; ++i) {
+        if (wait->fd[i].fd != cq->watched[i].fd || wait->fd[i].events != cq->watched[i].events) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The descriptors of WAIT that CQ's last list had and this one lacks
+ * leave data_fd's set (a closed one has left already). */
+static void ofi_data_forget (mca_btl_rwv_rail_t *r, const mca_btl_rwv_ofi_cq_t *cq, const struct fi_wait_pollfd *wait)
+{
+    for (int i = 0 ; i < cq->nwatched ; ++i) {
+        size_t j = 0;
+
+        while (j < wait->nfds && wait->fd[j].fd != cq->watched[i].fd) {
+            ++j;
+        }
+        if (j == wait->nfds) {
+            (void) epoll_ctl (r->data_fd, EPOLL_CTL_DEL, cq->watched[i].fd, NULL);
+        }
+    }
+}
+
+/* Under the module gate, from the connection thread when it arms and
+ * after each look while armed (a look may have the provider wait on
+ * other descriptors, or for other events): a queue whose list changed is
+ * put in data_fd's set as it now is.  The list itself is compared, not
+ * its change index: libfabric 1.17 counts a change when a socket is
+ * queued for its list, and the socket enters the list only at a later
+ * wait, so the index matched while the socket was missing, and the thread
+ * slept through a peer's requests (1 job in 10 lost its whole compute
+ * time). */
 void mca_btl_rwv_ofi_data_sync (mca_btl_rwv_rail_t *r)
 {
     mca_btl_rwv_ofi_rail_t *rail = mca_btl_rwv_ofi_rail_of (r);
@@ -87,16 +158,36 @@ void mca_btl_rwv_ofi_data_sync (mca_btl_rwv_rail_t *r)
 
     for (int slot = 0 ; slot < RWV_OFI_MAX_CQS ; ++slot) {
         mca_btl_rwv_ofi_cq_t *cq = &rail->cqs[slot];
+        struct pollfd *copy;
 
-        if (NULL == cq->cq || !ofi_wait_fds (rail, cq->cq, &wait) || wait.change_index == cq->watched) {
+        if (NULL == cq->cq || !ofi_wait_fds (rail, cq->cq, &wait) || ofi_data_same (cq, &wait)) {
             continue;
         }
-        for (int i = 0 ; i < wait.nfds ; ++i) {
-            struct epoll_event ev = {.events = EPOLLIN, .data.fd = wait.fd[i].fd};
-
-            (void) epoll_ctl (r->data_fd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+        if (NULL == (copy = realloc (cq->watched, (wait.nfds + 1) * sizeof (*copy)))) {
+            continue;
         }
-        cq->watched = wait.change_index;
+        ofi_data_forget (r, cq, &wait);
+        for (size_t i = 0 ; i < wait.nfds ; ++i) {
+            struct epoll_event ev = {.events = ofi_data_events (&wait.fd[i]), .data.fd = wait.fd[i].fd};
+
+            if (0 != epoll_ctl (r->data_fd, EPOLL_CTL_ADD, ev.data.fd, &ev) && EEXIST == errno) {
+                (void) epoll_ctl (r->data_fd, EPOLL_CTL_MOD, ev.data.fd, &ev);
+            }
+        }
+        memcpy (copy, wait.fd, wait.nfds * sizeof (*copy));
+        cq->watched = copy;
+        cq->nwatched = (int) wait.nfds;
+    }
+}
+
+/* From the connection thread's look: the edges data_fd holds are taken,
+ * so that it is ready again only for new ones, or for descriptors still
+ * readable (level-triggered, put back at once). */
+void mca_btl_rwv_ofi_data_harvest (mca_btl_rwv_rail_t *r)
+{
+    struct epoll_event events[16];
+
+    while (epoll_wait (r->data_fd, events, 16, 0) == 16) {
     }
 }
 
@@ -120,8 +211,7 @@ int mca_btl_rwv_ofi_cq_for_new_ep (mca_btl_rwv_ofi_rail_t *rail)
     for (int slot = 0 ; rail->cq_tainted && slot < RWV_OFI_MAX_CQS ; ++slot) {
         if (NULL == rail->cqs[slot].cq && 0 == mca_btl_rwv_ofi_cq_open (rail, slot)) {
             if (0 == rail->cqs[rail->cq_now].eps) {
-                (void) fi_close (&rail->cqs[rail->cq_now].cq->fid);
-                rail->cqs[rail->cq_now].cq = NULL;
+                mca_btl_rwv_ofi_cq_close (rail, rail->cq_now);
             }
             rail->cq_now = slot;
             rail->cq_tainted = false;
@@ -139,8 +229,7 @@ int mca_btl_rwv_ofi_cq_for_new_ep (mca_btl_rwv_ofi_rail_t *rail)
 void mca_btl_rwv_ofi_cq_release (mca_btl_rwv_ofi_rail_t *rail, int slot)
 {
     if (0 == --rail->cqs[slot].eps && slot != rail->cq_now) {
-        (void) fi_close (&rail->cqs[slot].cq->fid);
-        rail->cqs[slot].cq = NULL;
+        mca_btl_rwv_ofi_cq_close (rail, slot);
     }
 }
 

@@ -490,7 +490,7 @@ void mca_btl_rwv_ofi_rail_close (mca_btl_rwv_rail_t *r)
     mca_btl_rwv_ofi_close_abandoned (rail);
     for (int slot = 0 ; slot < RWV_OFI_MAX_CQS ; ++slot) {
         if (rail->cqs[slot].cq) {
-            (void) fi_close (&rail->cqs[slot].cq->fid);
+            mca_btl_rwv_ofi_cq_close (rail, slot);
         }
     }
     mca_btl_rwv_ofi_notify_destruct (rail);
