@@ -6,7 +6,10 @@
 # between 2 emulated nodes on one rail.  Rates on a shared 2-core machine
 # move by tens of percent between runs; these counts move far less:
 #  - instructions per message in user space, of the sender and of the
-#    receiver, counted by valgrind's callgrind.  One side runs under it
+#    receiver, counted by valgrind's callgrind, and of those the BTL's
+#    own (its shared object alone: not ob1, libfabric or libc), which is
+#    what stays on RDMA hardware where the provider's and the kernel's
+#    share goes.  One side runs under it
 #    at a time, so it is the slower one and mostly finds work waiting; how
 #    often it went round opal_progress per message is printed beside its
 #    count, since a rank that waits spins there.  The sender's work inside
@@ -16,7 +19,7 @@
 #  - system calls per message that send and receive, all processes of the
 #    job (perf's syscalls tracepoints, system wide).  Polls are left out:
 #    a waiting rank polls as often as it spins.
-# Instructions are collected only in bench_msgrate's timed loop; system
+# Instructions are collected only in bench_msgrate's loop of windows; system
 # calls are the difference between a job of 4 repeats and one of 1, over
 # the messages between them: start-up and teardown stay out of both.
 #   test/bench/bench_msgcost.sh OUTDIR [SIZE...]
@@ -54,10 +57,12 @@ crossed () { # btl job-output
     [ "$1" != rwv ] || awk '/^[0-9]/ && $4 > 0 {found = 1} END {exit !found}' "$2"
 }
 
-# of one callgrind profile: "all in-MPI_Isend in-copies opal_progress-calls"
-# (MPI_Isend with what it called; the profile names a function once, then
-# by number)
-instructions () { # file
+# of one callgrind profile: "all in-MPI_Isend in-copies opal_progress-calls
+# in-the-BTL" (MPI_Isend with what it called; the profile names a function
+# once, then by number; the BTL: instructions in mca_btl_BTL.so itself, a
+# cost line after a calls= line being the callee's)
+instructions () { # file btl
+    local counts calls own
     local counts calls
     # the copy routines call nothing: their inclusive count is their own
     counts=$(callgrind_annotate --inclusive=yes --threshold=100 "$1" 2> /dev/null |
@@ -67,22 +72,31 @@ instructions () { # file
                             sub(/^[0-9]+\) ?/, "", n); if (n != "") name[id] = n; if ($0 ~ /^cfn=/) callee = name[id]}
                 /^calls=/ && callee == "opal_progress" {split($1, c, "="); calls += c[2]}
                 END {print calls + 0}' "$1")
-    echo "$counts $calls"
+    own=$(awk -v so="mca_btl_$2.so" '
+        function ob(s,  id, n) {id = s; sub(/^\(/, "", id); sub(/\).*/, "", id); n = s; sub(/^\([0-9]+\) ?/, "", n)
+                                if (n != "") name[id] = n; return name[id]}
+        /^ob=/ {s = $0; sub(/^ob=/, "", s); cur = ob(s); next}
+        /^cob=/ {s = $0; sub(/^cob=/, "", s); ob(s); next}
+        /^calls=/ {skip = 1; next}
+        /^[0-9+*-]/ {if (skip) {skip = 0; next} if (cur ~ ("/" so "$")) own += $2}
+        END {print own + 0}' "$1")
+    echo "$counts $calls $own"
 }
 
 # per message of rank ROLE (0 sends, 1 receives), as instructions ()
-# counts them, collected only inside bench_msgrate's timed loop (its
-# function run), so that start-up and teardown stay out
+# counts them, collected only inside bench_msgrate's loop of windows
+# (its function windows), so that start-up, teardown and the barrier
+# before each run stay out
 rank_cost () { # btl size role
     local prof=$out/callgrind-$1-$2-rank$3.cg
-    local vg="valgrind --tool=callgrind --toggle-collect=run --callgrind-out-file=$prof"
+    local vg="valgrind --tool=callgrind --toggle-collect=windows --callgrind-out-file=$prof"
     if [ "$3" = 0 ]; then
         job "$1" "$2" $repeats "$vg" > "$prof.out" 2>&1
     else
         job "$1" "$2" $repeats "" "$vg" > "$prof.out" 2>&1
-    fi && crossed "$1" "$prof.out" || { echo "failed - - -"; return; }
-    instructions "$prof" |
-        awk -v n=$in_run '{printf "%.0f %.0f %.0f %.2f\n", $1 / n, $2 / n, $3 / n, $4 / n}'
+    fi && crossed "$1" "$prof.out" || { echo "failed - - - -"; return; }
+    instructions "$prof" "$1" |
+        awk -v n=$in_run '{printf "%.0f %.0f %.0f %.2f %.0f\n", $1 / n, $2 / n, $3 / n, $4 / n, $5 / n}'
     rm -f "$prof"
 }
 
@@ -113,13 +127,13 @@ cells () { echo "$1" | sed 's/ / | /g'; }
 
 echo "## What one message costs, counted (1 pair, 2 emulated nodes, 1 rail, window $window)"
 echo
-echo "| size | contender | sender: instructions | in MPI_Isend | in memcpy | progress passes | receiver: instructions | in memcpy | progress passes | send calls | receive calls |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| size | contender | sender: instructions | in MPI_Isend | in memcpy | progress passes | in the BTL | receiver: instructions | in memcpy | progress passes | in the BTL | send calls | receive calls |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for size in $sizes; do
     for btl in tcp rwv; do
         bench_progress "message cost, $btl, $(bench_size "$size")"
         sender=$(rank_cost $btl "$size" 0) receiver=$(rank_cost $btl "$size" 1) calls=$(syscall_cost $btl "$size")
-        receiver=$(echo "$receiver" | awk '{print $1, $3, $4}') # it sends no MPI_Isend
+        receiver=$(echo "$receiver" | awk '{print $1, $3, $4, $5}') # it sends no MPI_Isend
         echo "| $(bench_size "$size") | $btl | $(cells "$sender") | $(cells "$receiver") | $(cells "$calls") |"
     done
 done
@@ -129,7 +143,8 @@ echo "Instructions: user space only, per message, of the one rank under callgrin
 echo "full speed); MPI_Isend: of the sender's, inside it and what it called, where it never waits;"
 echo "memcpy: of those, in libc's copy routines, counted byte by byte for \`rep movsb' (a copy was made,"
 echo "not what it cost); progress passes: its calls of opal_progress per message, where a rank that waits"
-echo "spins; counted inside bench_msgrate's timed loop only, over its $in_run messages. Calls: system calls"
+echo "spins; in the BTL: in its own shared object (mca_btl_rwv.so, mca_btl_tcp.so), not ob1, libfabric or"
+echo "libc; counted inside bench_msgrate's loop of windows only, over its $in_run messages. Calls: system calls"
 echo "of every process of the job per message, including libfabric's and Open MPI's wake-up descriptors"
 echo "(read, write): a job of $repeats repeats of $windows windows less a job of 1, over the $messages messages"
 echo "between them."
