@@ -12,10 +12,12 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/btl/base/base.h"
 #include "rwv_opal_compat.h"
+#include "opal/util/proc.h"
 #include "opal/util/show_help.h"
 
 #include "btl_rwv.h"
@@ -143,8 +145,9 @@ static const rwv_param_t rwv_params[] = {
       "arrives to the MPI library, so a computing rank's posted receives complete too. Below "
       "MPI_THREAD_MULTIPLE it never calls the MPI library. The thread watches for peers' data "
       "only once the application has made no MPI call for a pause (1 ms, doubling to 16 ms while "
-      "calls keep coming), so a rank busy in MPI pays nothing for it. 0: peers' data waits for the "
-      "application's next MPI call. On verbs rails the device lands puts and answers gets "
+      "calls keep coming), so a rank busy in MPI pays nothing for it. By default it serves only "
+      "where the node's ranks do not outnumber its processors; set to 1 to serve anyway. 0: peers' "
+      "data waits for the application's next MPI call. On verbs rails the device lands puts and answers gets "
       "itself, and the thread sleeps on the completion queue's channel for peers' messages and "
       "atomic requests. Needs btl_rwv_connection_thread"),
     RWV_INT(rail_down_timeout, 120, 0, INT_MAX, 1, "use 0 or a positive number of seconds",
@@ -333,6 +336,28 @@ bool mca_btl_rwv_param_is_default (const char *name)
     return MCA_BASE_VAR_SOURCE_DEFAULT == source;
 }
 
+/* The serving thread needs a core of its own to be worth having: where
+ * this node's ranks outnumber its online processors it would take one
+ * from a rank that is most likely in MPI, just not running (128 ranks on
+ * 2 cores: an all-to-all took 1.98x btl/tcp's time serving, 1.27x not).
+ * So by default it serves only where each rank of the node can have a
+ * processor; btl_rwv_async_progress set by the user is obeyed. */
+static void rwv_fit_async_progress (void)
+{
+    long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+    long ranks = (long) opal_process_info.num_local_peers + 1;
+
+    if (!mca_btl_rwv_component.async_progress || !mca_btl_rwv_param_is_default ("async_progress") || cpus <= 0 ||
+        ranks <= cpus) {
+        return;
+    }
+    mca_btl_rwv_component.async_progress = false;
+    opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
+                         "btl/rwv: %ld ranks on this node's %ld processors: the connection thread does not serve "
+                         "peers while the application computes (set btl_rwv_async_progress 1 to make it)", ranks,
+                         cpus);
+}
+
 /* A user who sizes the slots means the eager limit to follow, unless
  * the eager limit was set too: a 64 KiB slot with a 32 KiB eager limit
  * would send every 33-64 KiB message through the rendezvous for nothing
@@ -474,6 +499,7 @@ bool mca_btl_rwv_params_valid (void)
         return false;
     }
     rwv_derive_eager_limits ();
+    rwv_fit_async_progress ();
     snprintf (value, sizeof (value), "%zu", template->btl_eager_limit);
     if (template->btl_eager_limit > mca_btl_rwv_max_payload ()) {
         char why[160];

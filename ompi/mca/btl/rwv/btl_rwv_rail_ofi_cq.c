@@ -182,12 +182,17 @@ void mca_btl_rwv_ofi_data_sync (mca_btl_rwv_rail_t *r)
 
 /* From the connection thread's look: the edges data_fd holds are taken,
  * so that it is ready again only for new ones, or for descriptors still
- * readable (level-triggered, put back at once). */
+ * readable (level-triggered: every read returns them again).  Bounded:
+ * with more readable sockets than a read returns, an edge left for later
+ * costs one wake more, where an unbounded loop never ended (a 128-rank
+ * job's finalize waited for ever on the thread). */
+#define RWV_OFI_HARVEST_READS 4
+
 void mca_btl_rwv_ofi_data_harvest (mca_btl_rwv_rail_t *r)
 {
-    struct epoll_event events[16];
+    struct epoll_event events[64];
 
-    while (epoll_wait (r->data_fd, events, 16, 0) == 16) {
+    for (int i = 0 ; i < RWV_OFI_HARVEST_READS && 64 == epoll_wait (r->data_fd, events, 64, 0) ; ++i) {
     }
 }
 
