@@ -28,6 +28,8 @@
 #    after 10 fetch-and-ops, mpirun lets the target run on
 #    (--enable-recovery); the target finds the 10 done when its compute
 #    ends, and its next MPI call reports the peer's host: no hang;
+#  - more ranks on a node than it has processors: by default the thread
+#    leaves serving to the ranks and says so; set by hand, obeyed;
 #  - the connection thread still sleeps while its rank computes with no
 #    traffic (test_rwv_busy_peers.sh counts its ticks).
 set -u
@@ -110,4 +112,21 @@ if [ "$rc" -ne 124 ] && grep -q "counter 10 of 100" "$out" &&
     echo "ok - a peer that dies while the thread serves it: the target had its 10 fetch-and-ops, and its next MPI call reports the peer's host (exit $rc)"
 else
     echo "not ok - a peer dying while served: exit $rc"; grep -v '^$' "$out" | tail -12 | sed 's/^/#   /'
+fi
+
+# More ranks on one node than it has processors: by default the thread
+# leaves serving to the ranks (it would take a processor from one) and
+# says so; set explicitly, btl_rwv_async_progress is obeyed
+crowd=$(($(nproc) + 1))
+fit () { # mpirun-args...
+    run_job 120 mpirun --oversubscribe -np $crowd --mca btl self,vader,rwv --mca btl_base_verbose 100 "$@" \
+        "$RWV_BUILD/test/coll/test_barrier" -n 1 > "$out" 2>&1
+}
+fit
+said=$(grep -c "$crowd ranks on this node's $(nproc) processors: the connection thread does not serve" "$out")
+fit --mca btl_rwv_async_progress 1
+if [ "$said" = "$crowd" ] && grep -q '^ok - 1 skewed barriers' "$out" && ! grep -q 'does not serve' "$out"; then
+    echo "ok - $crowd ranks on $(nproc) processors: every rank's thread leaves serving to the ranks and says so; btl_rwv_async_progress 1 set by hand is obeyed"
+else
+    echo "not ok - ranks outnumbering processors: $said of $crowd ranks said so by default"; tail -6 "$out" | sed 's/^/#   /'
 fi
