@@ -129,13 +129,22 @@ echo "## What one message costs, counted (1 pair, 2 emulated nodes, 1 rail, wind
 echo
 echo "| size | contender | sender: instructions | in MPI_Isend | in memcpy | progress passes | in the BTL | receiver: instructions | in memcpy | progress passes | in the BTL | send calls | receive calls |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+# rwv's row over tcp's, cell by cell ("-" where either failed or is 0)
+ratios () { # tcp-cells rwv-cells
+    awk -v a="$1" -v b="$2" 'BEGIN {n = split(a, x, " "); split(b, y, " ")
+        for (i = 1; i <= n; i++) printf "%s%s", (i > 1 ? " " : ""), (x[i] + 0 > 0 && y[i] ~ /^[0-9.]+$/ ? sprintf("%.2fx", y[i] / x[i]) : "-")}'
+}
+
 for size in $sizes; do
+    row=()
     for btl in tcp rwv; do
         bench_progress "message cost, $btl, $(bench_size "$size")"
         sender=$(rank_cost $btl "$size" 0) receiver=$(rank_cost $btl "$size" 1) calls=$(syscall_cost $btl "$size")
         receiver=$(echo "$receiver" | awk '{print $1, $3, $4, $5}') # it sends no MPI_Isend
+        row+=("$sender $receiver $calls")
         echo "| $(bench_size "$size") | $btl | $(cells "$sender") | $(cells "$receiver") | $(cells "$calls") |"
     done
+    echo "| $(bench_size "$size") | rwv / tcp | $(cells "$(ratios "${row[0]}" "${row[1]}")") |"
 done
 cluster_down
 echo
@@ -147,4 +156,4 @@ echo "spins; in the BTL: in its own shared object (mca_btl_rwv.so, mca_btl_tcp.s
 echo "libc; counted inside bench_msgrate's loop of windows only, over its $in_run messages. Calls: system calls"
 echo "of every process of the job per message, including libfabric's and Open MPI's wake-up descriptors"
 echo "(read, write): a job of $repeats repeats of $windows windows less a job of 1, over the $messages messages"
-echo "between them."
+echo "between them. rwv / tcp: rwv's figure over btl/tcp's (below 1.00x: rwv's costs less)."
