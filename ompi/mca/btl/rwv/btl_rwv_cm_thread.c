@@ -342,8 +342,9 @@ static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, rwv_cm_watch_t *
     if (serving && 0 == served) {
         served = rwv_cm_serve (module, false);
     }
-    /* a pass of its own (module->deliver) is not the application's */
-    watch->calls = serving ? rwv_cm_calls (module) : watch->calls;
+    if (serving) {
+        watch->calls = rwv_cm_calls (module); /* a pass of its own (module->deliver) is not the application's */
+    }
     if (served > 0) {
         return RWV_CM_DONE;
     }

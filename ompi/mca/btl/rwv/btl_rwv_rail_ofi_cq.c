@@ -111,28 +111,38 @@ static uint32_t ofi_data_events (const struct pollfd *fd)
     return events;
 }
 
-/* Does WAIT list what CQ's last list did, for the same events?  (Not
- * revents: libfabric polls its list in place.) */
-static bool ofi_data_same (const mca_btl_rwv_ofi_cq_t *cq, const struct fi_wait_pollfd *wait)
+/* Is entry I of CQ's last list entry I of WAIT too, for the same events?
+ * (Not revents: libfabric polls its list in place.)  libfabric 1.17
+ * removes a descriptor by moving the last one into its place, so a list
+ * that changed differs at a place or two, and the rest is compared here
+ * and left alone. */
+static bool ofi_data_kept (const mca_btl_rwv_ofi_cq_t *cq, const struct fi_wait_pollfd *wait, size_t i)
 {
-    if (wait->nfds != (size_t) cq->nwatched) {
-        return false;
-    }
-    for (size_t i = 0 ; i < wait->nfds ; ++i) {
-        if (wait->fd[i].fd != cq->watched[i].fd || wait->fd[i].events != cq->watched[i].events) {
-            return false;
-        }
-    }
-    return true;
+    return i < wait->nfds && i < (size_t) cq->nwatched && wait->fd[i].fd == cq->watched[i].fd &&
+        wait->fd[i].events == cq->watched[i].events;
 }
 
-/* The descriptors of WAIT that CQ's last list had and this one lacks
- * leave data_fd's set (a closed one has left already). */
+static bool ofi_data_same (const mca_btl_rwv_ofi_cq_t *cq, const struct fi_wait_pollfd *wait)
+{
+    size_t i = 0;
+
+    while (ofi_data_kept (cq, wait, i)) {
+        ++i;
+    }
+    return i == wait->nfds && i == (size_t) cq->nwatched;
+}
+
+/* The descriptors of CQ's last list that WAIT lacks leave data_fd's set
+ * (a closed one has left already; a failed endpoint's stays open, and
+ * readable, until the endpoint is closed). */
 static void ofi_data_forget (mca_btl_rwv_rail_t *r, const mca_btl_rwv_ofi_cq_t *cq, const struct fi_wait_pollfd *wait)
 {
-    for (int i = 0 ; i < cq->nwatched ; ++i) {
+    for (size_t i = 0 ; i < (size_t) cq->nwatched ; ++i) {
         size_t j = 0;
 
+        if (i < wait->nfds && wait->fd[i].fd == cq->watched[i].fd) {
+            continue;
+        }
         while (j < wait->nfds && wait->fd[j].fd != cq->watched[i].fd) {
             ++j;
         }
@@ -159,23 +169,30 @@ void mca_btl_rwv_ofi_data_sync (mca_btl_rwv_rail_t *r)
     for (int slot = 0 ; slot < RWV_OFI_MAX_CQS ; ++slot) {
         mca_btl_rwv_ofi_cq_t *cq = &rail->cqs[slot];
         struct pollfd *copy;
+        size_t room;
 
         if (NULL == cq->cq || !ofi_wait_fds (rail, cq->cq, &wait) || ofi_data_same (cq, &wait)) {
             continue;
         }
-        if (NULL == (copy = realloc (cq->watched, (wait.nfds + 1) * sizeof (*copy)))) {
+        /* the old list stays whole until compared: room for the longer */
+        room = wait.nfds > (size_t) cq->nwatched ? wait.nfds : (size_t) cq->nwatched;
+        if (NULL == (copy = realloc (cq->watched, (room + 1) * sizeof (*copy)))) {
             continue;
         }
+        cq->watched = copy;
         ofi_data_forget (r, cq, &wait);
         for (size_t i = 0 ; i < wait.nfds ; ++i) {
-            struct epoll_event ev = {.events = ofi_data_events (&wait.fd[i]), .data.fd = wait.fd[i].fd};
+            struct epoll_event ev = {.data.fd = wait.fd[i].fd};
 
+            if (ofi_data_kept (cq, &wait, i)) {
+                continue;
+            }
+            ev.events = ofi_data_events (&wait.fd[i]);
             if (0 != epoll_ctl (r->data_fd, EPOLL_CTL_ADD, ev.data.fd, &ev) && EEXIST == errno) {
                 (void) epoll_ctl (r->data_fd, EPOLL_CTL_MOD, ev.data.fd, &ev);
             }
         }
-        memcpy (copy, wait.fd, wait.nfds * sizeof (*copy));
-        cq->watched = copy;
+        memcpy (cq->watched, wait.fd, wait.nfds * sizeof (*cq->watched));
         cq->nwatched = (int) wait.nfds;
     }
 }
