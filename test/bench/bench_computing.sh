@@ -59,6 +59,12 @@ median_of () { # command... run ROUNDS times
     for ((r = 0; r < rounds; r++)); do "$@"; done | bench_median
 }
 
+# "NAME|MCA ARGS" into name and args
+split_contender () {
+    name=${1%%|*}
+    read -r -a args <<< "${1#*|}"
+}
+
 echo "## Computing peers: a rank that computes holds its peers back? (2 nodes, 1 rail)"
 echo
 contenders=("rwv (default: btl_rwv_async_progress 1)|--mca btl self,rwv" "rwv, btl_rwv_async_progress 0|--mca btl self,rwv --mca btl_rwv_async_progress 0"
@@ -70,8 +76,7 @@ echo "|---|---:|---:|---:|"
 # sharing cores should (a computing target, its thread and a spinning
 # origin are three on this machine's two cores)
 for contender in "${contenders[@]}" "rwv, mpi_yield_when_idle 1|--mca btl self,rwv --mca mpi_yield_when_idle 1"; do
-    name=${contender%%|*}
-    read -r -a args <<< "${contender#*|}"
+    split_contender "$contender"
     bench_progress "computing peers: one-sided, $name"
     idle=$(median_of osc_time idle "${args[@]}")
     if [ "$idle" = failed ]; then
@@ -93,8 +98,7 @@ availability_table () { # mode side [-T]
     echo "| rendezvous of 8 MiB, the $side computing | idle transfer, ms | left in MPI_Wait after computing 3x that, ms | the $side's availability |"
     echo "|---|---:|---:|---:|"
     for contender in "${contenders[@]}"; do
-        name=${contender%%|*}
-        read -r -a args <<< "${contender#*|}"
+        split_contender "$contender"
         bench_progress "computing peers: rendezvous, $side computing, $name"
         idle=$(median_of rndv_wait "$mode" 0 $thread "${args[@]}")
         busy_for=$(awk -v t="$idle" 'BEGIN {t = 3 * t; printf "%.4f", t < 0.05 ? 0.05 : t}')
@@ -121,8 +125,7 @@ stream_cost () { # mca-args...
 echo "| a rank computing 1 s while its peer streams fetch-and-ops at it | work quiet, s | work while streamed, s | compute lost | operations served meanwhile |"
 echo "|---|---:|---:|---:|---:|"
 for contender in "rwv (default)|--mca btl self,rwv" "rwv, btl_rwv_async_progress 0|--mca btl self,rwv --mca btl_rwv_async_progress 0"; do
-    name=${contender%%|*}
-    read -r -a args <<< "${contender#*|}"
+    split_contender "$contender"
     bench_progress "computing peers: stream, $name"
     for ((r = 0; r < rounds; r++)); do stream_cost "${args[@]}"; done > "$out/stream.txt"
     quiet=$(awk '{print $1}' "$out/stream.txt" | bench_median) busy=$(awk '{print $2}' "$out/stream.txt" | bench_median)
