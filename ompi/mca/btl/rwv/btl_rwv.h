@@ -188,6 +188,7 @@ typedef struct mca_btl_rwv_module_t {
     volatile int32_t progressing;
     mca_btl_rwv_gate_t gate;
     mca_btl_rwv_cm_thread_t cm;      /* the connection thread (btl_rwv_cm_thread.c) */
+    rwv_compat_recv_des_t upcall_des; /* what a progress pass's upcalls are given (btl_rwv_recv.h) */
     unsigned progress_calls;
     double next_link_check;          /* CLOCK_MONOTONIC seconds */
     int reports_pending;             /* failed rails not reported yet (btl_rwv_failover.c) */

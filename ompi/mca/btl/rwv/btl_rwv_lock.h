@@ -53,6 +53,26 @@ static inline void mca_btl_rwv_unlock (mca_btl_rwv_module_t *module)
     __atomic_store_n (&module->gate.depth, module->gate.depth - 1, __ATOMIC_RELEASE);
 }
 
+/* Inside a progress pass (below), or in the connection thread inside the
+ * gate, nobody else of ours can be in: the connection thread waits for the
+ * pass (mca_btl_rwv_gate_enter) and the pass for it.  Only other
+ * application threads (MPI_THREAD_MULTIPLE), which may send meanwhile,
+ * make a lock needed there; the light gate's count would buy nothing
+ * (4 lock calls cost a received message 23 instructions). */
+static inline void mca_btl_rwv_pass_lock (mca_btl_rwv_module_t *module)
+{
+    if (mca_btl_rwv_locks_real (module)) {
+        opal_mutex_lock (&module->lock);
+    }
+}
+
+static inline void mca_btl_rwv_pass_unlock (mca_btl_rwv_module_t *module)
+{
+    if (mca_btl_rwv_locks_real (module)) {
+        opal_mutex_unlock (&module->lock);
+    }
+}
+
 /* One progress pass at a time: a nested or concurrent call, or one while
  * the connection thread is in or wants in, returns false at once. */
 static inline bool mca_btl_rwv_progress_begin (mca_btl_rwv_module_t *module)

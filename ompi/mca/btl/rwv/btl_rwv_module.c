@@ -89,6 +89,7 @@ int mca_btl_rwv_module_init (void)
     module->conn_hooks = &mca_btl_rwv_proto_hooks;
     module->cm.epoll_fd = module->cm.stop_fd = -1;
     module->cm.looks = 0;
+    rwv_compat_recv_des_init (&module->upcall_des);
     OBJ_CONSTRUCT(&module->regs, opal_hash_table_t);
     OBJ_CONSTRUCT(&module->regs_lock, opal_mutex_t);
     opal_hash_table_init (&module->endpoints, 256);

@@ -139,9 +139,9 @@ static mca_btl_rwv_eager_hdr_t *mca_btl_rwv_next_arrival (mca_btl_rwv_conn_t *co
         NULL == (hdr = mca_btl_rwv_landed (conn, &conn->local.next, 0))) {
         return hdr;
     }
-    MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+    mca_btl_rwv_pass_lock (mca_btl_rwv_component.module);
     mca_btl_rwv_hotset_switched (conn);
-    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
+    mca_btl_rwv_pass_unlock (mca_btl_rwv_component.module);
     return hdr;
 }
 
@@ -288,9 +288,9 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
         void *payload;
         size_t len;
 
-        MCA_BTL_RWV_LOCK(module);
+        mca_btl_rwv_pass_lock (module);
         mca_btl_rwv_take_credit (conn, hdr.consumed);
-        MCA_BTL_RWV_UNLOCK(module);
+        mca_btl_rwv_pass_unlock (module);
         problem = mca_btl_rwv_arrival_payload (conn, &hdr, slot_hdr, &payload, &len);
         if (NULL == problem && NULL == payload) {
             break; /* being read: the ring waits here, in order */
@@ -298,25 +298,25 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
         if (NULL == problem) {
             problem = mca_btl_rwv_conn_consume (conn, &hdr, payload, len);
         }
-        MCA_BTL_RWV_LOCK(module);
+        mca_btl_rwv_pass_lock (module);
         if (conn->local.fetching) {
             mca_btl_rwv_fetch_done (conn);
             fetched = true;
         }
         if (NULL != problem) {
             mca_btl_rwv_conn_malformed (conn, problem);
-            MCA_BTL_RWV_UNLOCK(module);
+            mca_btl_rwv_pass_unlock (module);
             return count;
         }
         mca_btl_rwv_slot_consumed (conn);
-        MCA_BTL_RWV_UNLOCK(module);
+        mca_btl_rwv_pass_unlock (module);
         ++count;
     }
     /* credits may also have come as a write into our credit word: what
      * waits for a credit, and messages the peer reads, are released by it */
     if (count || !opal_list_is_empty (&conn->pending) || conn->peer.owe_hello ||
         !opal_list_is_empty (&conn->replay.unacked)) {
-        MCA_BTL_RWV_LOCK(module);
+        mca_btl_rwv_pass_lock (module);
         if (count) {
             mca_btl_rwv_return_credits (conn, fetched);
         }
@@ -324,7 +324,7 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
             (void) mca_btl_rwv_conn_read_credit_word (conn);
         }
         mca_btl_rwv_conn_flush_pending (conn);
-        MCA_BTL_RWV_UNLOCK(module);
+        mca_btl_rwv_pass_unlock (module);
     }
     return count;
 }

@@ -11,11 +11,15 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);
 /* the protocol's serve hook (mca_btl_rwv_conn_hooks_t) */
 int mca_btl_rwv_conn_serve_ring (mca_btl_rwv_conn_t *conn);
 
-/* The upcall: the PML (or osc/rdma) handles what arrived for TAG. */
+/* The upcall from a progress pass: the PML (or osc/rdma) handles what
+ * arrived for TAG.  One pass runs at a time and never inside another
+ * (mca_btl_rwv_progress_begin), so its upcalls share one descriptor. */
 static inline void mca_btl_rwv_deliver (mca_btl_rwv_endpoint_t *endpoint, mca_btl_base_tag_t tag, void *payload,
                                         size_t len)
 {
-    rwv_compat_btl_deliver (&mca_btl_rwv_component.module->super, endpoint, tag, payload, len);
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    rwv_compat_btl_deliver_with (&module->upcall_des, &module->super, endpoint, tag, payload, len);
 }
 
 END_C_DECLS

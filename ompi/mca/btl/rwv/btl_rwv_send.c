@@ -345,7 +345,8 @@ int mca_btl_rwv_send (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpo
     frag->endpoint = endpoint;
 
     if (endpoint->self) {
-        mca_btl_rwv_deliver (endpoint, tag, frag->buf, frag->segments[0].seg_len);
+        /* any thread may send to itself, outside a progress pass */
+        rwv_compat_btl_deliver (btl, endpoint, tag, frag->buf, frag->segments[0].seg_len);
         mca_btl_rwv_frag_complete (frag, OPAL_SUCCESS);
         return OPAL_SUCCESS;
     }
