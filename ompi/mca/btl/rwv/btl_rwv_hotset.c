@@ -50,10 +50,11 @@
 static struct {
     mca_btl_rwv_hot_ring_t *rings[MCA_BTL_RWV_MAX_RAILS];  /* hot_peers each, allocated on first use */
     int allocated[MCA_BTL_RWV_MAX_RAILS];
-    uint64_t arrivals[MCA_BTL_RWV_MAX_RAILS];               /* messages consumed on the rail's tiered connections */
     uint64_t promotions;
     uint64_t demotions;
 } rwv_hot;
+
+uint64_t mca_btl_rwv_hot_clock[MCA_BTL_RWV_MAX_RAILS];
 
 /* ------------------------------------------------------------ the rings */
 
@@ -153,7 +154,7 @@ static mca_btl_rwv_conn_t *rwv_hot_victim (const mca_btl_rwv_rail_t *rail)
             oldest = owner;
         }
     }
-    return NULL != oldest && rwv_hot.arrivals[r] - oldest->local.last_arrival > quiet ? oldest : NULL;
+    return NULL != oldest && mca_btl_rwv_hot_clock[r] - oldest->local.last_arrival > quiet ? oldest : NULL;
 }
 
 /* Tell the peer to write into TARGET from its next message on. */
@@ -213,12 +214,11 @@ static void rwv_hot_promote (mca_btl_rwv_conn_t *conn)
     (void) mca_btl_rwv_poll_want (conn); /* a ring written without completions is polled */
 }
 
-void mca_btl_rwv_hotset_arrival (mca_btl_rwv_conn_t *conn)
+void mca_btl_rwv_hotset_arrival_cold (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_local_ring_t *local = &conn->local;
 
-    local->last_arrival = ++rwv_hot.arrivals[conn->rail->index];
-    if (NULL != local->cur.hot || NULL != local->next.base || MCA_BTL_RWV_CONN_CONNECTED != conn->state ||
+    if (NULL != local->next.base || MCA_BTL_RWV_CONN_CONNECTED != conn->state ||
         ++local->arrivals < (uint64_t) mca_btl_rwv_component.promote_after || 0 == mca_btl_rwv_component.hot_peers) {
         return;
     }

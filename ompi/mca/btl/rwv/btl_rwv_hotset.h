@@ -33,9 +33,13 @@ typedef struct mca_btl_rwv_hotset_stats_t {
  * against the large one; defaults follow a smaller large ring. */
 void mca_btl_rwv_hotset_fini (void);
 
-/* A message was consumed from this connection's rings: count it, and
- * perhaps promote it or demote the hot set's idlest to make room. */
-void mca_btl_rwv_hotset_arrival (struct mca_btl_rwv_conn_t *conn);
+/* Each rail's clock: messages consumed on its tiered connections.  A
+ * connection notes the time of its last one; demotion picks the oldest. */
+extern uint64_t mca_btl_rwv_hot_clock[];
+
+/* A message was consumed from a connection with no hot ring: count it,
+ * and perhaps promote it or demote the hot set's idlest to make room. */
+void mca_btl_rwv_hotset_arrival_cold (struct mca_btl_rwv_conn_t *conn);
 /* The peer wrote into the ring our RING message named: the old one is done. */
 void mca_btl_rwv_hotset_switched (struct mca_btl_rwv_conn_t *conn);
 /* The peer's RING message: our writes go there from now on.  Returns what

@@ -43,7 +43,8 @@ static inline bool mca_btl_rwv_tag_is_ours (uint8_t tag)
 
 /* What is wrong with this arrival, or NULL.  It came in a slot of cur,
  * which is never larger than a large ring's: so neither is the message. */
-static const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_eager_hdr_t *hdr)
+static inline const char *mca_btl_rwv_arrival_problem (const mca_btl_rwv_conn_t *conn,
+                                                       const mca_btl_rwv_eager_hdr_t *hdr)
 {
     const uint8_t known = MCA_BTL_RWV_HDR_FLAG_HELLO | MCA_BTL_RWV_HDR_FLAG_REPLAY | MCA_BTL_RWV_HDR_FLAG_STRIPE |
         MCA_BTL_RWV_HDR_FLAG_FETCH | MCA_BTL_RWV_HDR_FLAG_HEAD_LAST;
@@ -113,8 +114,8 @@ static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn, bool now)
  * does a completion not yet used (the word may land before the payload).
  * A word the connection thread may have been copying in meanwhile is
  * looked at again next time (mca_btl_rwv_cm_quiet). */
-static mca_btl_rwv_eager_hdr_t *mca_btl_rwv_landed (const mca_btl_rwv_conn_t *conn, const mca_btl_rwv_slots_t *ring,
-                                                    uint32_t slot)
+static inline mca_btl_rwv_eager_hdr_t *mca_btl_rwv_landed (const mca_btl_rwv_conn_t *conn,
+                                                           const mca_btl_rwv_slots_t *ring, uint32_t slot)
 {
     mca_btl_rwv_eager_hdr_t *hdr = (mca_btl_rwv_eager_hdr_t *) (ring->base + ((size_t) slot + 1) * ring->slot_size) - 1;
     uint32_t looks = mca_btl_rwv_cm_looks (mca_btl_rwv_component.module);
@@ -196,7 +197,11 @@ static void mca_btl_rwv_slot_consumed (mca_btl_rwv_conn_t *conn)
     local->imm_used += local->cur.notify_imm;
     local->next_slot = local->next_slot + 1 == local->cur.slots ? 0 : local->next_slot + 1;
     if (local->tiered) {
-        mca_btl_rwv_hotset_arrival (conn);
+        /* a hot connection's only work here: out of line it cost a message 25 instructions */
+        local->last_arrival = ++mca_btl_rwv_hot_clock[conn->rail->index];
+        if (NULL == local->cur.hot) {
+            mca_btl_rwv_hotset_arrival_cold (conn);
+        }
     }
 }
 
