@@ -66,34 +66,16 @@ int mca_btl_rwv_endpoint_ready_conns (mca_btl_rwv_endpoint_t *endpoint, mca_btl_
     return n;
 }
 
-/* A peer of one rail whose connection is up, as most are: the only
- * answer every policy below would give, found without asking them (a
- * message's send path took 53 instructions to choose a connection). */
-static mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_only_conn (const mca_btl_rwv_endpoint_t *endpoint)
-{
-    mca_btl_rwv_conn_t *conn = 1 == endpoint->num_rails ? endpoint->conns[endpoint->rails[0]] : NULL;
-
-    if (NULL == conn || MCA_BTL_RWV_CONN_CONNECTED != conn->state || conn->replay.rejoining ||
-        mca_btl_rwv_component.module->rails[endpoint->rails[0]]->down) {
-        return NULL;
-    }
-    return conn;
-}
-
 /* Behind our small puts while they may not have landed; else by policy.
  * First: the first live rail.  Round robin: the next ready rail, else
  * (nothing ready yet) the first live one, where the message waits. */
-mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
+mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn_chosen (mca_btl_rwv_endpoint_t *endpoint)
 {
     mca_btl_rwv_conn_t *ready[MCA_BTL_RWV_MAX_RAILS];
-    mca_btl_rwv_conn_t *only;
     int n;
 
     if (endpoint->failed) {
         return NULL;
-    }
-    if (NULL != (only = mca_btl_rwv_endpoint_only_conn (endpoint))) {
-        return only;
     }
     if (endpoint->unconfirmed_puts > 0 && NULL != endpoint->put_conn &&
         MCA_BTL_RWV_CONN_FAILED != endpoint->put_conn->state) {

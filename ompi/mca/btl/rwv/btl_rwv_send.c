@@ -52,9 +52,19 @@ bool mca_btl_rwv_conn_read_credit_word (mca_btl_rwv_conn_t *conn)
     return true;
 }
 
+static bool mca_btl_rwv_credit_known (const mca_btl_rwv_conn_t *conn)
+{
+    return conn->peer.send_seq - conn->peer.consumed < conn->peer.slots;
+}
+
+/* The credit word is read only once the credits we know of are spent:
+ * reading it, behind the connection thread's fence, cost every message 19
+ * instructions.  What else it releases (a multi-rail peer's kept copies)
+ * progress reads it for (mca_btl_rwv_conn_poll_ring). */
 static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
 {
-    return mca_btl_rwv_conn_read_credit_word (conn) && conn->peer.send_seq - conn->peer.consumed < conn->peer.slots;
+    return mca_btl_rwv_credit_known (conn) ||
+        (mca_btl_rwv_conn_read_credit_word (conn) && mca_btl_rwv_credit_known (conn));
 }
 
 /* Connected, and the peer has a free slot for us. */
@@ -87,21 +97,6 @@ void mca_btl_rwv_conn_retain (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag
     frag->retained = true;
     opal_list_append (&conn->replay.unacked, &frag->base.super.super);
     (void) mca_btl_rwv_poll_want (conn);
-}
-
-/* The next message goes into the next slot. */
-void mca_btl_rwv_advance (mca_btl_rwv_conn_t *conn)
-{
-    conn->peer.send_seq++;
-    conn->peer.next_slot = conn->peer.next_slot + 1 == conn->peer.slots ? 0 : conn->peer.next_slot + 1;
-    conn->peer.owe_hello = false;
-    conn->local.credits_reported = conn->local.recv_seq;
-}
-
-void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
-{
-    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_EAGER);
-    mca_btl_rwv_advance (conn);
 }
 
 /* Does CONN's transport gather a message from the application's memory

@@ -25,19 +25,32 @@ bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn);
  * BUF (room for it there); the buffer is free when this returns */
 int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len, mca_btl_base_tag_t tag,
                         uint8_t flags);
-/* a message is in CONN's next slot: the next goes into the one after */
-void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn);
 /* keep FRAG until the peer has consumed it, for a replay */
 void mca_btl_rwv_conn_retain (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag);
 /* is a message of LEN bytes to ENDPOINT split across its rails? */
 bool mca_btl_rwv_should_stripe (const mca_btl_rwv_endpoint_t *endpoint, size_t len);
 /* For the batches (btl_rwv_batch.c), with the lock: */
-/* CONN stands at its next slot */
-void mca_btl_rwv_advance (mca_btl_rwv_conn_t *conn);
 /* FRAG is about to be written as CONN's next message */
 void mca_btl_rwv_frag_begin (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag);
 /* FRAG was written (FETCHED: for the peer to read): kept for a replay where it may be needed */
 void mca_btl_rwv_frag_written (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag, bool fetched);
+
+/* With the lock: the next message goes into the next slot (every
+ * message takes this, from three files: inline). */
+static inline void mca_btl_rwv_advance (mca_btl_rwv_conn_t *conn)
+{
+    conn->peer.send_seq++;
+    conn->peer.next_slot = conn->peer.next_slot + 1 == conn->peer.slots ? 0 : conn->peer.next_slot + 1;
+    conn->peer.owe_hello = false;
+    conn->local.credits_reported = conn->local.recv_seq;
+}
+
+/* With the lock: a message is in CONN's next slot. */
+static inline void mca_btl_rwv_sent (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_EAGER);
+    mca_btl_rwv_advance (conn);
+}
 
 END_C_DECLS
 
