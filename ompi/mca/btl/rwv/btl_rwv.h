@@ -210,6 +210,8 @@ typedef struct mca_btl_rwv_component_t {
     int promote_after;               /* messages from a cold peer before it may be promoted */
     int cold_slots;
     int cold_slot_size;
+    int warm_slot_size;              /* a cold peer's ring once its messages outgrew it; 0: never */
+    int warm_peers;                  /* per rail; -1: no limit */
     int eager_mode;                  /* mca_btl_rwv_eager_mode_t as chosen by the user */
     int connect_timeout;             /* seconds */
     bool connection_thread;          /* answer connection events in a thread of our own */

@@ -28,6 +28,7 @@
 
 #include "btl_rwv.h"
 #include "btl_rwv_auth.h"
+#include "btl_rwv_hotset.h"
 #include "btl_rwv_rail.h"
 #include "btl_rwv_wire.h"
 
@@ -74,6 +75,10 @@ typedef struct mca_btl_rwv_local_ring_t {
     void *ring_mr;
     uint64_t ring_rkey;
     mca_btl_rwv_slots_t own;   /* the own ring's slots */
+    /* once a cold peer's messages outgrew its small slots, a ring of its
+     * own with larger ones, where a demotion brings it back (base NULL:
+     * none; its owner is unused: it is never given to another) */
+    mca_btl_rwv_hot_ring_t warm;
     mca_btl_rwv_slots_t cur;   /* where the peer writes now */
     mca_btl_rwv_slots_t next;  /* where it writes once it has read our RING message */
     bool tiered;               /* promoted and demoted (not a ring shared on this node) */

@@ -46,12 +46,14 @@
 #include "btl_rwv_params.h"
 #include "btl_rwv_poll.h"
 #include "btl_rwv_send.h"
+#include "btl_rwv_slot.h"
 
 static struct {
     mca_btl_rwv_hot_ring_t *rings[MCA_BTL_RWV_MAX_RAILS];  /* hot_peers each, allocated on first use */
     int allocated[MCA_BTL_RWV_MAX_RAILS];
     uint64_t promotions;
     uint64_t demotions;
+    int warm[MCA_BTL_RWV_MAX_RAILS];                        /* warm rings of the rail's connections */
 } rwv_hot;
 
 uint64_t mca_btl_rwv_hot_clock[MCA_BTL_RWV_MAX_RAILS];
@@ -189,6 +191,84 @@ static bool rwv_hot_send_ring (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_slots
     return true;
 }
 
+/* ------------------------------------------------------------ warm rings */
+
+static size_t rwv_warm_ring_bytes (void)
+{
+    return (size_t) mca_btl_rwv_component.cold_slots * (size_t) mca_btl_rwv_component.warm_slot_size;
+}
+
+/* Where a connection writes when not hot: its warm ring once it has one,
+ * else its own small ring. */
+static mca_btl_rwv_slots_t rwv_home (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_local_ring_t *local = &conn->local;
+
+    if (NULL == local->warm.base) {
+        return local->own;
+    }
+    return (mca_btl_rwv_slots_t) {
+        .base = local->warm.base, .slots = (uint32_t) mca_btl_rwv_component.cold_slots,
+        .slot_size = (uint32_t) mca_btl_rwv_component.warm_slot_size, .notify_imm = local->own.notify_imm,
+        .hot = &local->warm,
+    };
+}
+
+static bool rwv_warm_alloc (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_rail_t *rail = conn->rail;
+    mca_btl_rwv_hot_ring_t *warm = &conn->local.warm;
+    void *desc;
+
+    if (0 != posix_memalign ((void **) &warm->base, opal_getpagesize (), rwv_warm_ring_bytes ())) {
+        warm->base = NULL;
+        return false;
+    }
+    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, warm->base, rwv_warm_ring_bytes (), MCA_BTL_RWV_ACCESS_PEER_WRITES,
+                                           &warm->mr, &desc, &warm->rkey)) {
+        free (warm->base);
+        warm->base = NULL;
+        return false;
+    }
+    rwv_hot.warm[rail->index]++;
+    return true;
+}
+
+static void rwv_warm_free (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_hot_ring_t *warm = &conn->local.warm;
+
+    if (NULL != warm->base) {
+        conn->rail->ops->mr_dereg (conn->rail, warm->mr);
+        free (warm->base);
+        warm->base = NULL;
+        rwv_hot.warm[conn->rail->index]--;
+    }
+}
+
+/* With the lock: a message of LEN bytes was read from the peer because it
+ * did not fit its small slots.  If it would fit a warm slot, the peer
+ * writes into a warm ring from now on (while the rail has room for one):
+ * a read waits for the sender's transport to answer it, which on a
+ * transport without RDMA hardware (libfabric's tcp provider) means for the
+ * sender to be scheduled, where 64 ranks share 2 cores, seconds. */
+void mca_btl_rwv_hotset_fetched (mca_btl_rwv_conn_t *conn, size_t len)
+{
+    const mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
+    mca_btl_rwv_local_ring_t *local = &conn->local;
+    mca_btl_rwv_slots_t home;
+
+    if (!local->tiered || NULL != local->warm.base || NULL != local->cur.hot || NULL != local->next.base ||
+        MCA_BTL_RWV_CONN_CONNECTED != conn->state || mca_btl_rwv_slot_bytes (len) > (size_t) c->warm_slot_size ||
+        (c->warm_peers >= 0 && rwv_hot.warm[conn->rail->index] >= c->warm_peers) || !rwv_warm_alloc (conn)) {
+        return;
+    }
+    home = rwv_home (conn);
+    if (!rwv_hot_send_ring (conn, &home)) {
+        rwv_warm_free (conn);
+    }
+}
+
 static void rwv_hot_promote (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_hot_ring_t *ring = rwv_hot_take (conn->rail);
@@ -196,9 +276,13 @@ static void rwv_hot_promote (mca_btl_rwv_conn_t *conn)
 
     if (NULL == ring) {
         /* make room: the ring comes back once the victim's peer has switched */
-        if (NULL != (victim = rwv_hot_victim (conn->rail)) && rwv_hot_send_ring (victim, &victim->local.own)) {
-            victim->local.arrivals = 0;
-            rwv_hot.demotions++;
+        if (NULL != (victim = rwv_hot_victim (conn->rail))) {
+            mca_btl_rwv_slots_t home = rwv_home (victim);
+
+            if (rwv_hot_send_ring (victim, &home)) {
+                victim->local.arrivals = 0;
+                rwv_hot.demotions++;
+            }
         }
         return;
     }
@@ -253,6 +337,7 @@ void mca_btl_rwv_hotset_release (mca_btl_rwv_conn_t *conn)
     local->next = (mca_btl_rwv_slots_t) {.base = NULL};
     local->generation = 0;
     local->arrivals = 0;
+    rwv_warm_free (conn); /* the peer that wrote into it is gone, or starts again in the small ring */
 }
 
 /* ------------------------------------------------------------ the sender's side */
@@ -310,6 +395,8 @@ void mca_btl_rwv_hotset_stats (mca_btl_rwv_hotset_stats_t *stats)
             stats->hot_peers += NULL != rwv_hot.rings[r][i].owner;
         }
         stats->ring_bytes += (uint64_t) rwv_hot.allocated[r] * rwv_hot_ring_bytes ();
+        stats->warm_peers += (unsigned) rwv_hot.warm[r];
+        stats->warm_ring_bytes += (uint64_t) rwv_hot.warm[r] * rwv_warm_ring_bytes ();
     }
     stats->promotions = rwv_hot.promotions;
     stats->demotions = rwv_hot.demotions;
@@ -330,9 +417,11 @@ void mca_btl_rwv_hotset_report (void)
     mca_btl_rwv_hotset_stats (&stats);
     opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                          "btl/rwv: eager rings: %u connections, %.2f MiB of their own rings, %.2f MiB of hot rings "
-                         "(%u in use, at most %d per rail), %" PRIu64 " promotions, %" PRIu64 " demotions",
+                         "(%u in use, at most %d per rail), %" PRIu64 " promotions, %" PRIu64 " demotions, "
+                         "%.2f MiB of warm rings (%u)",
                          stats.connections, stats.own_ring_bytes / 1048576.0, stats.ring_bytes / 1048576.0,
-                         stats.hot_peers, mca_btl_rwv_component.hot_peers, stats.promotions, stats.demotions);
+                         stats.hot_peers, mca_btl_rwv_component.hot_peers, stats.promotions, stats.demotions,
+                         stats.warm_ring_bytes / 1048576.0, stats.warm_peers);
 }
 
 void mca_btl_rwv_hotset_fini (void)

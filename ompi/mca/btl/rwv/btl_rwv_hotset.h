@@ -7,6 +7,7 @@
 #define MCA_BTL_RWV_HOTSET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct mca_btl_rwv_conn_t;
@@ -26,6 +27,8 @@ typedef struct mca_btl_rwv_hotset_stats_t {
     uint64_t demotions;
     uint64_t ring_bytes;      /* hot rings allocated, every rail */
     uint64_t own_ring_bytes;  /* every connection's own ring */
+    unsigned warm_peers;      /* warm rings, every rail */
+    uint64_t warm_ring_bytes;
     unsigned connections;
 } mca_btl_rwv_hotset_stats_t;
 
@@ -40,6 +43,9 @@ extern uint64_t mca_btl_rwv_hot_clock[];
 /* A message was consumed from a connection with no hot ring: count it,
  * and perhaps promote it or demote the hot set's idlest to make room. */
 void mca_btl_rwv_hotset_arrival_cold (struct mca_btl_rwv_conn_t *conn);
+/* With the lock: a message of LEN bytes was read from the peer, too big for
+ * its small slots; it may get a warm ring. */
+void mca_btl_rwv_hotset_fetched (struct mca_btl_rwv_conn_t *conn, size_t len);
 /* The peer wrote into the ring our RING message named: the old one is done. */
 void mca_btl_rwv_hotset_switched (struct mca_btl_rwv_conn_t *conn);
 /* The peer's RING message: our writes go there from now on.  Returns what

@@ -117,6 +117,17 @@ static const rwv_param_t rwv_params[] = {
       "btl_rwv_eager_slot_size: messages up to this size - 32 bytes are written into it, larger "
       "ones read by the receiver from the sender's buffer. The default carries a 1 KiB message with ob1's "
       "header"),
+    RWV_INT(warm_slot_size, 16544, 0, 1 << 20, 8,
+      "use 0 or a multiple of 8 from btl_rwv_cold_slot_size to btl_rwv_eager_slot_size",
+      "Bytes per slot of a warm ring: a cold peer one of whose messages had to be read from it, and "
+      "would fit this, gets a ring of btl_rwv_cold_slots such slots in place of its small one, so "
+      "that such messages are written to us, not read back from a sender that may be busy. The "
+      "default carries a 16 KiB message with ob1's header (a warm ring is about 49 KiB). 0: no "
+      "warm rings"),
+    RWV_INT(warm_peers, 256, -1, 65535, 1, "use -1 (no limit) or 0 to 65535 peers per rail",
+      "Peers per rail that may have a warm ring (btl_rwv_warm_slot_size), the first to need one: "
+      "eager memory per rail grows by at most warm_peers x btl_rwv_cold_slots x "
+      "btl_rwv_warm_slot_size (about 12 MiB by default). -1: no limit"),
     RWV_CHOICE(eager_mode, "auto", &rwv_eager_mode_string, rwv_eager_modes, "use auto, poll or cq",
       "How a receiver sees an eager message arrive in a large ring (a cold peer's small ring "
       "always uses cq): poll (watch the sequence word at the "
@@ -451,6 +462,30 @@ static bool rwv_if_list_valid (const char *param, const char *list)
     return true;
 }
 
+/* A warm slot left at its default follows the smaller of the two rings
+ * around it (a larger cold slot makes warm rings pointless: none); one
+ * set outside them is refused. */
+static bool rwv_warm_params_valid (void)
+{
+    mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
+    char value[32];
+
+    if (mca_btl_rwv_param_is_default ("warm_slot_size")) {
+        if (c->warm_slot_size > c->eager_slot_size) {
+            c->warm_slot_size = c->eager_slot_size;
+        }
+        if (c->warm_slot_size <= c->cold_slot_size) {
+            c->warm_slot_size = 0;
+        }
+    }
+    snprintf (value, sizeof (value), "%d", c->warm_slot_size);
+    if (0 != c->warm_slot_size && (c->warm_slot_size < c->cold_slot_size || c->warm_slot_size > c->eager_slot_size)) {
+        return mca_btl_rwv_invalid ("btl_rwv_warm_slot_size", value,
+                                    "use 0 or a multiple of 8 from btl_rwv_cold_slot_size to btl_rwv_eager_slot_size");
+    }
+    return true;
+}
+
 /* The hot set's rings: a small ring left at its defaults follows a large
  * one made smaller; one set larger is refused. */
 static bool rwv_hotset_params_valid (void)
@@ -474,7 +509,7 @@ static bool rwv_hotset_params_valid (void)
         return mca_btl_rwv_invalid ("btl_rwv_cold_slot_size", value,
                                     "use a multiple of 8 from 128 to btl_rwv_eager_slot_size");
     }
-    return true;
+    return rwv_warm_params_valid ();
 }
 
 

@@ -25,7 +25,7 @@ static int rwv_pvar_ring_bytes (const struct mca_base_pvar_t *pvar, void *value,
     mca_btl_rwv_hotset_stats_t stats;
 
     mca_btl_rwv_hotset_stats (&stats);
-    *(unsigned long *) value = (unsigned long) (stats.own_ring_bytes + stats.ring_bytes);
+    *(unsigned long *) value = (unsigned long) (stats.own_ring_bytes + stats.ring_bytes + stats.warm_ring_bytes);
     return OPAL_SUCCESS;
 }
 
@@ -116,8 +116,10 @@ void mca_btl_rwv_pvars_register (void)
     (void) mca_base_component_pvar_register (component, "eager_ring_bytes",
         "Bytes of eager receive ring this process holds: every connection's own ring (slots x slot size "
         "+ 64: btl_rwv_cold_slots x btl_rwv_cold_slot_size, or btl_rwv_eager_slots x btl_rwv_eager_slot_size "
-        "for a peer on this node or with btl_rwv_hot_peers -1), and the hot rings allocated on every rail "
-        "(btl_rwv_eager_slots x btl_rwv_eager_slot_size each, at most btl_rwv_hot_peers per rail)", OPAL_INFO_LVL_4,
+        "for a peer on this node or with btl_rwv_hot_peers -1), the hot rings allocated on every rail "
+        "(btl_rwv_eager_slots x btl_rwv_eager_slot_size each, at most btl_rwv_hot_peers per rail) and the "
+        "warm rings (btl_rwv_cold_slots x btl_rwv_warm_slot_size each, at most btl_rwv_warm_peers per rail)",
+        OPAL_INFO_LVL_4,
         MCA_BASE_PVAR_CLASS_SIZE, MCA_BASE_VAR_TYPE_UNSIGNED_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT, flags,
         rwv_pvar_ring_bytes, NULL, NULL, NULL);
     (void) mca_base_component_pvar_register (component, "peers_connected",

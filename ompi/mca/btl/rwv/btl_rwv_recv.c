@@ -199,7 +199,7 @@ static void mca_btl_rwv_slot_consumed (mca_btl_rwv_conn_t *conn)
     if (local->tiered) {
         /* a hot connection's only work here: out of line it cost a message 25 instructions */
         local->last_arrival = ++mca_btl_rwv_hot_clock[conn->rail->index];
-        if (NULL == local->cur.hot) {
+        if (NULL == local->cur.hot || &local->warm == local->cur.hot) {
             mca_btl_rwv_hotset_arrival_cold (conn);
         }
     }
@@ -314,6 +314,9 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
             return count;
         }
         mca_btl_rwv_slot_consumed (conn);
+        if (hdr.flags & MCA_BTL_RWV_HDR_FLAG_FETCH) {
+            mca_btl_rwv_hotset_fetched (conn, len);
+        }
         mca_btl_rwv_pass_unlock (module);
         ++count;
     }
