@@ -196,6 +196,15 @@ LABEL="3 ranks, --mca btl_rwv_single_copy none" run_test "rwv: MPI_T performance
 LABEL="4 ranks, hot set of 1" run_test "rwv: MPI_T hot set: a peer promoted, then demoted for another, 4 ranks" \
     mpirun -np 4 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_single_copy none \
     --mca btl_rwv_hot_peers 1 --mca btl_rwv_promote_after 4 "$bin/mpi/test_rwv_pvars" "$small" "$hot"
+# warm rings (3 x 16544): one per peer that sent 16 KiB, at most
+# btl_rwv_warm_peers; none when off, the messages then read from the sender
+warm=$((3 * 16544))
+for w in "2|" "1|--mca btl_rwv_warm_peers 1" "0|--mca btl_rwv_warm_slot_size 0"; do
+    rings=${w%%|*} args=${w#*|}
+    CORE=$([ $rings = 2 ] && echo 1) LABEL="3 ranks, ${args:-defaults}" run_test "rwv: MPI_T warm rings for 16 KiB messages: $rings of 2 peers, 3 ranks" \
+        mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_single_copy none $args \
+        "$bin/mpi/test_rwv_pvars" "$small" 0 "$warm" "$rings"
+done
 # the hot set small enough that most peers are cold, promotion and demotion
 # mid-stream (promote after 2): every byte checked, the unexpected flood included
 for hot in 0 1; do

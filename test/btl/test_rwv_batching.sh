@@ -125,8 +125,8 @@ fi
 stream "btl_rwv_in_place_min 0: every message copied" batched,copied "${two[@]}" --mca btl_rwv_in_place_min 0 \
     "$bin" -n 150
 stream "receivers stop consuming for 3 s, both ways" batched,in_place "${two[@]}" "$bin" -n 100 -b -p 3
-stream "cold rings (btl_rwv_hot_peers 0), both ways: large messages copied" copied "${two[@]}" \
-    --mca btl_rwv_hot_peers 0 "$bin" -n 60 -b
+stream "cold rings (btl_rwv_hot_peers 0, no warm rings), both ways: large messages copied" copied "${two[@]}" \
+    --mca btl_rwv_hot_peers 0 --mca btl_rwv_warm_slot_size 0 "$bin" -n 60 -b
 cluster_down
 
 # btl_rwv_batch_copy_max's default decides by the nodes' TCP congestion control

@@ -9,10 +9,16 @@
  * hot (one hot ring of HOT_BYTES more, one promotion); after one with
  * rank ^ 2 the first has given its ring up to the second (a demotion,
  * a second promotion, still one hot ring).
+ * With WARM_BYTES and WARM_RINGS (HOT_BYTES 0, over a rail): every rank
+ * sends a 16 KiB message to every other, too big for a small ring, so
+ * each is read from its sender, and the receiver gives that peer a warm
+ * ring of WARM_BYTES, WARM_RINGS of them (btl_rwv_warm_peers bounds
+ * them); the second such exchange lands in the warm rings.  Every byte
+ * of both is checked.
  * rwv's connection thread answers a peer while this rank computes, so
  * the first reading waits until every rank has taken its own: ranks on
  * one node meet through files, not MPI.
- *   mpirun -np N --mca btl self,rwv test_rwv_pvars OWN_BYTES [HOT_BYTES]   (one node)
+ *   mpirun -np N --mca btl self,rwv test_rwv_pvars OWN_BYTES [HOT_BYTES [WARM_BYTES WARM_RINGS]]   (one node)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +102,47 @@ static int every_rank_promoted (MPI_T_pvar_session session, const pvars_t *pv, u
     return all;
 }
 
+/* Every rank sends 16 KiB to every other and receives theirs; the
+ * number of bytes that arrived wrong. */
+static int exchange_16k (int rank, int size, int round)
+{
+    static unsigned char out[16384], in[16384];
+    int wrong = 0;
+
+    for (int k = 1 ; k < size ; ++k) {
+        int to = (rank + k) % size, from = (rank + size - k) % size;
+
+        for (size_t i = 0 ; i < sizeof (out) ; ++i) {
+            out[i] = (unsigned char) (rank * 31 + k * 7 + round + i);
+        }
+        CHECK(MPI_Sendrecv (out, sizeof (out), MPI_BYTE, to, 1, in, sizeof (in), MPI_BYTE, from, 1, MPI_COMM_WORLD,
+                            MPI_STATUS_IGNORE));
+        for (size_t i = 0 ; i < sizeof (in) ; ++i) {
+            wrong += in[i] != (unsigned char) (from * 31 + k * 7 + round + i);
+        }
+    }
+    return wrong;
+}
+
+/* Warm rings: given on the first message too big for a small ring, as
+ * many as btl_rwv_warm_peers allows; the bytes of both exchanges right. */
+static int check_warm (MPI_T_pvar_session session, const pvars_t *pv, int rank, int size, unsigned long own,
+                       unsigned long warm, unsigned long rings)
+{
+    values_t want = {(unsigned long) (size - 1) * own + rings * warm, size - 1, 0, 0, 0};
+    int errors = 0, wrong;
+
+    for (int round = 0 ; round < 2 ; ++round) {
+        if (0 != (wrong = exchange_16k (rank, size, round))) {
+            fprintf (stderr, "rank %d: %d bytes wrong in 16 KiB exchange %d\n", rank, wrong, round);
+            ++errors;
+        }
+        errors += expect (rank, 0 == round ? "after 16 KiB from every peer" : "after 16 KiB again",
+                          read_all (session, pv), want);
+    }
+    return errors;
+}
+
 /* The hot set at work: a busy peer promoted, then replaced by another.
  * The second promotion waits for the first peer's ring to come back
  * (once that peer has written into its own ring again) and then for the
@@ -152,11 +199,12 @@ static void meet_without_mpi (int rank, int size, int leave)
 int main (int argc, char **argv)
 {
     unsigned long own = argc > 1 ? strtoul (argv[1], NULL, 10) : 0, hot = argc > 2 ? strtoul (argv[2], NULL, 10) : 0;
+    unsigned long warm = argc > 4 ? strtoul (argv[3], NULL, 10) : 0, warm_rings = argc > 4 ? strtoul (argv[4], NULL, 10) : 0;
     int provided, rank, size, errors = 0;
     MPI_T_pvar_session session;
     int index[5];
     pvars_t pv;
-    char what[320];
+    char what[400];
 
     CHECK(MPI_T_init_thread (MPI_THREAD_SINGLE, &provided));
     MPI_Init (&argc, &argv);
@@ -187,10 +235,14 @@ int main (int argc, char **argv)
     if (hot) {
         errors += check_hot_set (session, &pv, rank, size, own, hot);
     }
+    if (warm) {
+        errors += check_warm (session, &pv, rank, size, own, warm, warm_rings);
+    }
     snprintf (what, sizeof (what), "MPI_T: btl_rwv_peers_connected 0 -> %d, btl_rwv_eager_ring_bytes 0 -> %d rings "
-              "of %lu bytes%s (%d ranks)", size - 1, size - 1, own,
+              "of %lu bytes%s%s (%d ranks)", size - 1, size - 1, own,
               hot ? ", then one hot ring more, promoted once and handed to another peer (hot_peers, promotions, "
-                    "demotions)" : "", size);
+                    "demotions)" : "",
+              warm ? ", then warm rings for 16 KiB messages, every byte of two exchanges right" : "", size);
     errors = test_report (what, errors);
     CHECK(MPI_T_pvar_session_free (&session));
     /* before MPI_Finalize: Open MPI 4.1.4 crashes in MPI_T_finalize after it
