@@ -7,8 +7,9 @@
 # Short (default, about 4 minutes): 1 round (3 of point to point and of
 # message rates), a few sizes, 1 and 2 rails.
 # --full: 3 rounds, sizes 1 B to 16 MiB, 1 to 3 rails with and without tbf,
-# NetPIPE to 16 MiB with perturbations, and what one message costs counted
-# under callgrind and perf (test/bench/bench_msgcost.sh).
+# NetPIPE to 16 MiB with perturbations, what one message costs counted
+# under callgrind and perf (test/bench/bench_msgcost.sh), and the
+# connection storm of 256 ranks (test/bench/bench_storm.sh, 4 minutes).
 # --debian13, --forky: then point to point, barrier and one-sided again on
 # Open MPI 5.0 in the Debian 13 root, or on 6.0 in the Debian forky root
 # (test/roots/root.sh), against that Open MPI's own paths, into the same
@@ -128,6 +129,7 @@ fi
     section "barrier" "$bench/bench_barrier.sh" "$rounds" "$barrier_n" "$out/data"
     if [ $full = 1 ]; then
         section "barrier, 4 to 16 nodes" "$bench/bench_barrier_nodes.sh" "$rounds" 1000 4 8 16
+        section "connection storm, 256 ranks" "$bench/bench_storm.sh" 4 64
     fi
     section "one-sided" "$bench/bench_onesided.sh" "$out/data"
     section "computing peers" "$bench/bench_computing.sh" "$rounds" "$out/data"
