@@ -201,7 +201,7 @@ LABEL="4 ranks, hot set of 1" run_test "rwv: MPI_T hot set: a peer promoted, the
 warm=$((3 * 16544))
 for w in "2|" "1|--mca btl_rwv_warm_peers 1" "0|--mca btl_rwv_warm_slot_size 0"; do
     rings=${w%%|*} args=${w#*|}
-    CORE=$([ $rings = 2 ] && echo 1) LABEL="3 ranks, ${args:-defaults}" run_test "rwv: MPI_T warm rings for 16 KiB messages: $rings of 2 peers, 3 ranks" \
+    LABEL="3 ranks, ${args:-defaults}" run_test "rwv: MPI_T warm rings for 16 KiB messages: $rings of 2 peers, 3 ranks" \
         mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_single_copy none $args \
         "$bin/mpi/test_rwv_pvars" "$small" 0 "$warm" "$rings"
 done
