@@ -84,6 +84,7 @@ static int rwv_cm_drain (mca_btl_rwv_module_t *module, bool watching)
     if (watching && events > 0) {
         rwv_cm_data_sync (module);
     }
+    module->cm.events += (uint64_t) events;
     mca_btl_rwv_gate_leave (module);
     return events;
 }
@@ -351,9 +352,8 @@ static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, rwv_cm_watch_t *
     return MCA_BTL_RWV_CM_IDLE == state ? RWV_CM_IDLE : RWV_CM_BUSY;
 }
 
-static void *rwv_cm_thread_main (void *arg)
+static void rwv_cm_thread_run (mca_btl_rwv_module_t *module)
 {
-    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) arg;
     rwv_cm_pace_t pace;
     bool just_woken = false;
     int done_run = 0;
@@ -373,19 +373,29 @@ static void *rwv_cm_thread_main (void *arg)
              * a computing rank) yields the core now and then all the same */
             rwv_cm_pace_reset (&pace);
             if (0 == ++done_run % 64 && rwv_cm_pace (module, &watch, &pace)) {
-                return NULL;
+                return;
             }
             rwv_cm_pace_reset (&pace);
         } else if (RWV_CM_PARKED == turn || (RWV_CM_IDLE == turn && !just_woken)) {
             if (rwv_cm_sleep (module, &watch, &just_woken)) {
-                return NULL;
+                return;
             }
             continue;
         } else if (rwv_cm_pace (module, &watch, &pace)) {
-            return NULL;
+            return;
         }
         just_woken = false;
     }
+}
+
+static void *rwv_cm_thread_main (void *arg)
+{
+    mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) arg;
+    struct timespec cpu;
+
+    rwv_cm_thread_run (module);
+    clock_gettime (CLOCK_THREAD_CPUTIME_ID, &cpu);
+    module->cm.cpu_ns = (uint64_t) cpu.tv_sec * 1000000000u + (uint64_t) cpu.tv_nsec;
     return NULL;
 }
 
@@ -486,6 +496,21 @@ static void rwv_cm_discard (mca_btl_rwv_module_t *module)
     }
 }
 
+/* What connections cost the thread, for a storm's breakdown. */
+static void rwv_cm_report (const mca_btl_rwv_module_t *module)
+{
+    int conns = 0;
+
+    for (int i = 0 ; i < module->num_rails ; ++i) {
+        conns += module->rails[i]->num_conns;
+    }
+    opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
+                         "btl/rwv: connection thread: %d connections, %" PRIu64 " connection events, %.1f ms of CPU "
+                         "(%.0f us per connection), %.1f ms waiting for the application thread to leave rwv",
+                         conns, module->cm.events, module->cm.cpu_ns / 1e6,
+                         conns ? module->cm.cpu_ns / 1e3 / conns : 0.0, module->cm.gate_wait_ns / 1e6);
+}
+
 void mca_btl_rwv_cm_thread_stop (void)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
@@ -495,6 +520,7 @@ void mca_btl_rwv_cm_thread_stop (void)
         __atomic_store_n (&module->cm.stopping, true, __ATOMIC_RELEASE);
         (void) !write (module->cm.stop_fd, &one, sizeof (one));
         pthread_join (module->cm.thread, NULL);
+        rwv_cm_report (module);
         module->cm.running = false;
         module->gate.fenced = false;
         rwv_cm_close_fds (module);

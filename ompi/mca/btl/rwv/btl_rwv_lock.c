@@ -10,6 +10,7 @@
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "opal/mca/btl/base/base.h"
@@ -54,15 +55,34 @@ void mca_btl_rwv_gate_wait (mca_btl_rwv_module_t *module)
     } while (__atomic_load_n (&module->gate.cm_in, __ATOMIC_ACQUIRE));
 }
 
+static uint64_t rwv_now_ns (void)
+{
+    struct timespec t;
+
+    clock_gettime (CLOCK_MONOTONIC, &t);
+    return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
+}
+
+static bool rwv_app_inside (mca_btl_rwv_module_t *module)
+{
+    return __atomic_load_n (&module->gate.depth, __ATOMIC_ACQUIRE) ||
+        __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE);
+}
+
 void mca_btl_rwv_gate_enter (mca_btl_rwv_module_t *module)
 {
     int32_t idle = 0;
+    uint64_t since;
 
     __atomic_store_n (&module->gate.cm_in, 1, __ATOMIC_SEQ_CST);
     if (mca_btl_rwv_locks_real (module)) {
-        while (!opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
-            idle = 0;
-            sched_yield ();
+        if (!opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
+            since = rwv_now_ns ();
+            do {
+                idle = 0;
+                sched_yield ();
+            } while (!opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1));
+            module->cm.gate_wait_ns += rwv_now_ns () - since;
         }
         opal_mutex_lock (&module->lock);
         return;
@@ -70,9 +90,12 @@ void mca_btl_rwv_gate_enter (mca_btl_rwv_module_t *module)
     /* every running thread of ours fences: its earlier stores are seen
      * below, and its later loads see cm_in */
     (void) rwv_membarrier (MEMBARRIER_CMD_PRIVATE_EXPEDITED);
-    while (__atomic_load_n (&module->gate.depth, __ATOMIC_ACQUIRE) ||
-           __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE)) {
-        sched_yield ();
+    if (rwv_app_inside (module)) {
+        since = rwv_now_ns ();
+        do {
+            sched_yield ();
+        } while (rwv_app_inside (module));
+        module->cm.gate_wait_ns += rwv_now_ns () - since;
     }
 }
 
