@@ -122,7 +122,7 @@ static const rwv_param_t rwv_params[] = {
       "Bytes per slot of a warm ring: a cold peer one of whose messages had to be read from it, and "
       "would fit this, gets a ring of btl_rwv_cold_slots such slots in place of its small one, so "
       "that such messages are written to us, not read back from a sender that may be busy. The "
-      "default carries a 16 KiB message with ob1's header (a warm ring is about 49 KiB). 0: no "
+      "default carries a 16 KiB message with ob1's header (a warm ring is 49,632 bytes). 0: no "
       "warm rings"),
     RWV_INT(warm_peers, 256, -1, 65535, 1, "use -1 (no limit) or 0 to 65535 peers per rail",
       "Peers per rail that may have a warm ring (btl_rwv_warm_slot_size), the first to need one: "
