@@ -93,6 +93,14 @@ typedef struct mca_btl_rwv_local_ring_t {
     uint64_t last_arrival;     /* the rail's arrival count at our last one: demotion picks the oldest */
 } mca_btl_rwv_local_ring_t;
 
+/* Does the peer write into a ring of the rail's hot set?  A warm ring is
+ * the connection's own, named like a hot one (its slots' hot points at
+ * it) but never counted in the set. */
+static inline bool mca_btl_rwv_local_hot (const mca_btl_rwv_local_ring_t *local)
+{
+    return NULL != local->cur.hot && &local->warm != local->cur.hot;
+}
+
 /* The peer's ring on a connection, which we write into. */
 typedef struct mca_btl_rwv_peer_ring_t {
     uint64_t ring_raddr;

@@ -258,7 +258,7 @@ void mca_btl_rwv_hotset_fetched (mca_btl_rwv_conn_t *conn, size_t len)
     mca_btl_rwv_local_ring_t *local = &conn->local;
     mca_btl_rwv_slots_t home;
 
-    if (!local->tiered || NULL != local->warm.base || NULL != local->cur.hot || NULL != local->next.base ||
+    if (!local->tiered || NULL != local->warm.base || mca_btl_rwv_local_hot (local) || NULL != local->next.base ||
         MCA_BTL_RWV_CONN_CONNECTED != conn->state || mca_btl_rwv_slot_bytes (len) > (size_t) c->warm_slot_size ||
         (c->warm_peers >= 0 && rwv_hot.warm[conn->rail->index] >= c->warm_peers) || !rwv_warm_alloc (conn)) {
         return;
@@ -320,7 +320,7 @@ void mca_btl_rwv_hotset_switched (mca_btl_rwv_conn_t *conn)
     local->next = (mca_btl_rwv_slots_t) {.base = NULL};
     local->next_slot = 0;
     RWV_TRACE("btl/rwv: %s on %s writes into its %s ring now", OPAL_NAME_PRINT(conn->endpoint->proc->proc_name),
-              conn->rail->name, NULL != local->cur.hot ? "hot" : "own");
+              conn->rail->name, mca_btl_rwv_local_hot (local) ? "hot" : NULL != local->cur.hot ? "warm" : "own");
 }
 
 void mca_btl_rwv_hotset_release (mca_btl_rwv_conn_t *conn)

@@ -199,7 +199,7 @@ static void mca_btl_rwv_slot_consumed (mca_btl_rwv_conn_t *conn)
     if (local->tiered) {
         /* a hot connection's only work here: out of line it cost a message 25 instructions */
         local->last_arrival = ++mca_btl_rwv_hot_clock[conn->rail->index];
-        if (NULL == local->cur.hot || &local->warm == local->cur.hot) {
+        if (!mca_btl_rwv_local_hot (local)) {
             mca_btl_rwv_hotset_arrival_cold (conn);
         }
     }
