@@ -36,6 +36,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -158,15 +159,28 @@ static int rwv_cm_serve (mca_btl_rwv_module_t *module, bool transport)
  * An application that makes progress passes serves its peers itself, and
  * a wake of the thread per message would only take its CPU: the rails'
  * data fds are then out of the thread's epoll set (parked), and the
- * thread looks again after a pause, 1 ms doubling to 16 ms while passes
+ * thread looks again after a pause, 1 ms doubling to 4 ms while passes
  * keep coming.  Once a whole pause went by with none, they are watched
  * again (armed), and the next data wakes the thread, which serves it at
- * once: the application is away. */
+ * once: the application is away.
+ * Passes seen at a look may be the last ones before the application went
+ * off to compute.  A spinning application makes one every microsecond or
+ * so: the thread watches 5 us for one, and failing that looks again
+ * 100 us later.  Only if passes still come does it park again; else it
+ * arms.  A peer's first request to a rank that just stopped calling MPI
+ * so waits at most one pause (4 ms) and the confirmation, not a pause and
+ * a doubled one after it.  The cost, while the application stays in MPI:
+ * one short wake per 4 ms of a thread that takes no lock (two where it
+ * shares the rank's one core), against an application spinning anyway. */
 #define RWV_CM_PARK_FIRST_NS 1000000L
-#define RWV_CM_PARK_MAX_NS 16000000L
+#define RWV_CM_PARK_MAX_NS 4000000L
+#define RWV_CM_CONFIRM_NS 100000L
+#define RWV_CM_SPIN_NS 5000L
 
 typedef struct {
     bool armed;
+    bool confirming;    /* parked: the pause saw passes; do they still come? */
+    bool one_core;      /* the thread may run on one core only */
     unsigned calls;     /* the application's progress passes when last looked */
     long park_ns;       /* parked: the pause */
     long long until;    /* parked: when to look again, CLOCK_MONOTONIC ns */
@@ -212,6 +226,7 @@ static void rwv_cm_park (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch, lo
         rwv_cm_watch_data (module, watch, false);
     }
     watch->calls = rwv_cm_calls (module);
+    watch->confirming = false;
     watch->park_ns = park_ns;
     watch->until = rwv_cm_clock () + park_ns;
 }
@@ -223,17 +238,44 @@ static bool rwv_cm_app_in_mpi (mca_btl_rwv_module_t *module, const rwv_cm_watch_
     return rwv_cm_calls (module) != watch->calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE);
 }
 
-/* Parked and the pause over: park again if a pass came, else arm. */
+/* Does a pass come within RWV_CM_SPIN_NS?  A rank spinning in MPI makes
+ * one every microsecond or so: seen, the confirmation's wake is saved.
+ * Not where the thread shares the rank's one core (bound by mpirun): the
+ * rank cannot run while the thread spins. */
+static bool rwv_cm_passes_now (mca_btl_rwv_module_t *module, const rwv_cm_watch_t *watch)
+{
+    unsigned calls = rwv_cm_calls (module);
+    long long until = rwv_cm_clock () + RWV_CM_SPIN_NS;
+
+    if (watch->one_core) {
+        return false;
+    }
+    do {
+        if (rwv_cm_calls (module) != calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE)) {
+            return true;
+        }
+    } while (rwv_cm_clock () < until);
+    return false;
+}
+
+/* Parked and the pause over: confirm, then park again if passes still
+ * come, else arm. */
 static void rwv_cm_look (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch)
 {
-    if (watch->armed || rwv_cm_clock () < watch->until) {
+    long long now;
+
+    if (watch->armed || (now = rwv_cm_clock ()) < watch->until) {
         return;
     }
-    if (rwv_cm_app_in_mpi (module, watch)) {
+    if (!rwv_cm_app_in_mpi (module, watch)) {
+        rwv_cm_watch_data (module, watch, true);
+    } else if (!watch->confirming && !rwv_cm_passes_now (module, watch)) {
+        watch->calls = rwv_cm_calls (module);
+        watch->until = now + RWV_CM_CONFIRM_NS;
+        watch->confirming = true;
+    } else {
         rwv_cm_park (module, watch, watch->park_ns * 2 > RWV_CM_PARK_MAX_NS ? RWV_CM_PARK_MAX_NS : watch->park_ns * 2);
-        return;
     }
-    rwv_cm_watch_data (module, watch, true);
 }
 
 /* Armed and the application back in MPI: park; true if so. */
@@ -291,15 +333,32 @@ static bool rwv_cm_pace (mca_btl_rwv_module_t *module, const rwv_cm_watch_t *wat
     return false;
 }
 
+/* Parked: wait on the epoll fd itself, which polls readable when an
+ * event waits inside, to the nanosecond (epoll_wait's own timeout is in
+ * whole milliseconds, and would stretch a 100 us confirmation to 1 ms);
+ * true if an event came. */
+static bool rwv_cm_wait_until (mca_btl_rwv_module_t *module, long long until)
+{
+    struct pollfd fd = {.fd = module->cm.epoll_fd, .events = POLLIN};
+    long long left_ns = until - rwv_cm_clock ();
+    struct timespec left = {.tv_sec = left_ns > 0 ? left_ns / 1000000000LL : 0,
+                            .tv_nsec = left_ns > 0 ? left_ns % 1000000000LL : 0};
+
+    return ppoll (&fd, 1, &left, NULL) > 0;
+}
+
 /* Sleep until a rail's fd or finalize wakes the thread (*WOKEN), or a
  * parked pause ends; true for finalize. */
 static bool rwv_cm_sleep (mca_btl_rwv_module_t *module, const rwv_cm_watch_t *watch, bool *woken)
 {
     struct epoll_event ready[2 * MCA_BTL_RWV_MAX_RAILS + 1];
-    long long left_ns = watch->until - rwv_cm_clock ();
-    int timeout_ms = watch->armed ? -1 : left_ns <= 0 ? 0 : (int) ((left_ns + 999999) / 1000000);
-    int n = epoll_wait (module->cm.epoll_fd, ready, 2 * MCA_BTL_RWV_MAX_RAILS + 1, timeout_ms);
+    int n;
 
+    if (!watch->armed && !rwv_cm_wait_until (module, watch->until)) {
+        *woken = false;
+        return false;
+    }
+    n = epoll_wait (module->cm.epoll_fd, ready, 2 * MCA_BTL_RWV_MAX_RAILS + 1, watch->armed ? -1 : 0);
     *woken = n > 0;
     for (int i = 0 ; i < n ; ++i) {
         if (ready[i].data.fd == module->cm.stop_fd) {
@@ -352,12 +411,19 @@ static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, rwv_cm_watch_t *
     return MCA_BTL_RWV_CM_IDLE == state ? RWV_CM_IDLE : RWV_CM_BUSY;
 }
 
+static bool rwv_cm_one_core (void)
+{
+    cpu_set_t cpus;
+
+    return 0 == sched_getaffinity (0, sizeof (cpus), &cpus) && CPU_COUNT (&cpus) <= 1;
+}
+
 static void rwv_cm_thread_run (mca_btl_rwv_module_t *module)
 {
     rwv_cm_pace_t pace;
     bool just_woken = false;
     int done_run = 0;
-    rwv_cm_watch_t watch = {.armed = false};
+    rwv_cm_watch_t watch = {.armed = false, .one_core = rwv_cm_one_core ()};
 
     mca_btl_rwv_in_cm_thread = true;
     (void) pthread_setname_np (pthread_self (), "rwv-conn"); /* for top -H, and the tests */
