@@ -38,12 +38,19 @@ run () { # args... ; prints the program's "#" lines
     cluster_mpirun -np 2 --map-by node "$@" 2>/dev/null | grep '^# '
 }
 
-# the origin's time, s: idle or busy, then mca args
+# the origin's time, s: idle or busy, then mca args; ONE_CORE_EACH=1 pins
+# each emulated node to its own core, as real nodes have their own: else
+# the target's serving thread may take the origin's core from it
 osc_time () {
-    local how=$1
+    local how=$1 idle=
     shift
-    run "$@" "$bin" -m onesided -t 2 $([ "$how" = idle ] && echo -i) |
-        sed -n "s/^# origin's operations took \([0-9.]*\) s.*/\1/p"
+    [ "$how" = idle ] && idle=-i
+    if [ "${ONE_CORE_EACH:-0}" = 1 ]; then
+        cluster_mpirun "$@" -np 1 --host "$(cluster_node_name 1)" taskset -c 0 "$bin" -m onesided -t 2 $idle : \
+            -np 1 --host "$(cluster_node_name 2)" taskset -c 1 "$bin" -m onesided -t 2 $idle 2>/dev/null
+    else
+        run "$@" "$bin" -m onesided -t 2 $idle
+    fi | sed -n "s/^# origin's operations took \([0-9.]*\) s.*/\1/p"
 }
 
 # the time in MPI_Wait, s, of the side that computed SECONDS
@@ -59,10 +66,13 @@ median_of () { # command... run ROUNDS times
     for ((r = 0; r < rounds; r++)); do "$@"; done | bench_median
 }
 
-# "NAME|MCA ARGS" into name and args
+# "NAME|MCA ARGS[|PINNED]" into name, args and pinned (1: each node on its own core)
 split_contender () {
+    local rest=${1#*|}
     name=${1%%|*}
-    read -r -a args <<< "${1#*|}"
+    pinned=0
+    [ "$rest" != "${rest%|*}" ] && pinned=${rest##*|} rest=${rest%|*}
+    read -r -a args <<< "$rest"
 }
 
 echo "## Computing peers: a rank that computes holds its peers back? (2 nodes, 1 rail)"
@@ -75,9 +85,11 @@ echo "|---|---:|---:|---:|"
 # the last row: the origin yields its core while it waits, as a rank
 # sharing cores should (a computing target, its thread and a spinning
 # origin are three on this machine's two cores)
-for contender in "${contenders[@]}" "rwv, mpi_yield_when_idle 1|--mca btl self,rwv --mca mpi_yield_when_idle 1"; do
+for contender in "${contenders[@]}" "rwv, mpi_yield_when_idle 1|--mca btl self,rwv --mca mpi_yield_when_idle 1" \
+                  "rwv, each node on its own core|--mca btl self,rwv|1"; do
     split_contender "$contender"
     bench_progress "computing peers: one-sided, $name"
+    export ONE_CORE_EACH=$pinned
     idle=$(median_of osc_time idle "${args[@]}")
     if [ "$idle" = failed ]; then
         echo "| $name | no path | no path | - |"
@@ -86,11 +98,14 @@ for contender in "${contenders[@]}" "rwv, mpi_yield_when_idle 1|--mca btl self,r
     busy=$(median_of osc_time busy "${args[@]}")
     echo "| $name | $idle | $busy | $(bench_ratio "$busy" "$idle") |"
 done
+unset ONE_CORE_EACH
 echo
 echo "The origin's 100 MPI_Fetch_and_op, a compare-and-swap, a 1 MiB put and get and a 4096-int accumulate, each"
 echo "flushed (test/mpi/test_computing_peer). \"no path\": the job fails (stock Open MPI 4.1 has no one-sided path"
 echo "between nodes; 5.0 and later emulate one over btl/tcp with osc/rdma's active messages). mpi_yield_when_idle:"
-echo "every rank yields its core while it waits in MPI."
+echo "every rank yields its core while it waits in MPI. Each node on its own core: origin pinned to core 0, target"
+echo "and its thread to core 1 (taskset), as on separate machines; unpinned, the target's thread may run on the"
+echo "origin's core and take turns with the origin's spinning rank at every message."
 echo
 
 availability_table () { # mode side [-T]
