@@ -40,9 +40,9 @@ void mca_btl_rwv_gate_prepare (mca_btl_rwv_module_t *module)
  * in (it waits for the pass to end), so a lock taken inside goes on. */
 void mca_btl_rwv_gate_wait (mca_btl_rwv_module_t *module)
 {
-    /* nested in our own progress pass, or the connection thread itself,
-     * which holds the gate while it serves peers */
-    if (module->progressing || (module->cm.running && pthread_equal (pthread_self (), module->cm.thread))) {
+    /* nested in our own progress pass (the connection thread itself takes
+     * no count: mca_btl_rwv_gate_holder) */
+    if (module->progressing) {
         return;
     }
     do {

@@ -30,10 +30,23 @@ static inline bool mca_btl_rwv_locks_real (const mca_btl_rwv_module_t *module)
 /* The application thread found the connection thread wanting in. */
 void mca_btl_rwv_gate_wait (mca_btl_rwv_module_t *module);
 
+/* The connection thread inside the gate: it takes no count.  gate.depth
+ * is the application thread's alone; an increment of the thread's there
+ * raced the application's own (in mca_btl_rwv_gate_wait) and could leave
+ * a count that no one held, shutting the thread out for good. */
+static inline bool mca_btl_rwv_gate_holder (const mca_btl_rwv_module_t *module)
+{
+    return OPAL_UNLIKELY(__atomic_load_n (&module->gate.cm_in, __ATOMIC_RELAXED)) && module->cm.running &&
+        pthread_equal (pthread_self (), module->cm.thread);
+}
+
 static inline void mca_btl_rwv_lock (mca_btl_rwv_module_t *module)
 {
     if (mca_btl_rwv_locks_real (module)) {
         opal_mutex_lock (&module->lock);
+        return;
+    }
+    if (mca_btl_rwv_gate_holder (module)) {
         return;
     }
     if (0 == module->gate.depth++) {
@@ -48,6 +61,9 @@ static inline void mca_btl_rwv_unlock (mca_btl_rwv_module_t *module)
 {
     if (mca_btl_rwv_locks_real (module)) {
         opal_mutex_unlock (&module->lock);
+        return;
+    }
+    if (mca_btl_rwv_gate_holder (module)) {
         return;
     }
     __atomic_store_n (&module->gate.depth, module->gate.depth - 1, __ATOMIC_RELEASE);
