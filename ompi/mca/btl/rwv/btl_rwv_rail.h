@@ -127,6 +127,11 @@ typedef struct mca_btl_rwv_rail_ops_t {
     /* a small write whose buffer is free on return, with no completion */
     int (*inject_write) (struct mca_btl_rwv_conn_t *conn, const void *buf, size_t len,
                          uint64_t raddr, uint64_t rkey, bool with_imm, uint32_t imm);
+    /* a write from registered memory (DESC) with no completion: the caller
+     * leaves BUF alone until the peer has consumed what it carries, which
+     * proves the transport read it all */
+    int (*write_quiet) (struct mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc,
+                        uint64_t raddr, uint64_t rkey, bool with_imm, uint32_t imm);
     int (*read) (struct mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc,
                  uint64_t raddr, uint64_t rkey, mca_btl_rwv_op_t *op);
 

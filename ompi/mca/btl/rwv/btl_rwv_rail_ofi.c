@@ -52,17 +52,18 @@ static int ofi_errno_to_opal (ssize_t rc)
 
 /* ------------------------------------------------------------ data */
 
-/* The tcp provider acknowledges a FI_DELIVERY_COMPLETE write once the
- * target has placed it. */
-static ssize_t ofi_write_delivered (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc,
-                                    uint64_t raddr, uint64_t rkey, mca_btl_rwv_op_t *op)
+/* Endpoints complete only what asks to (FI_SELECTIVE_COMPLETION, see
+ * btl_rwv_rail_ofi_cm.c): one write from one buffer, with FLAGS, and the
+ * immediate data IMM where FLAGS carries FI_REMOTE_CQ_DATA. */
+static ssize_t ofi_write_one (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
+                              uint64_t rkey, uint32_t imm, void *context, uint64_t flags)
 {
     struct iovec iov = {.iov_base = (void *) buf, .iov_len = len};
     struct fi_rma_iov rma_iov = {.addr = raddr, .len = len, .key = rkey};
     struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .rma_iov = &rma_iov,
-                             .rma_iov_count = 1, .context = op};
+                             .rma_iov_count = 1, .context = context, .data = imm};
 
-    return fi_writemsg (mca_btl_rwv_ofi_ep_of (conn), &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+    return fi_writemsg (mca_btl_rwv_ofi_ep_of (conn), &msg, flags);
 }
 
 /* A ring write the transport took: counted, and told by a send where the
@@ -84,13 +85,10 @@ static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, voi
     ssize_t rc;
 
     mca_btl_rwv_op_posted (op, true); /* before: another thread may see it complete */
-    if (delivered && !data) {
-        rc = ofi_write_delivered (conn, buf, len, desc, raddr, rkey, op);
-    } else if (data) {
-        rc = fi_writedata (mca_btl_rwv_ofi_ep_of (conn), buf, len, desc, imm, 0, raddr, rkey, op);
-    } else {
-        rc = fi_write (mca_btl_rwv_ofi_ep_of (conn), buf, len, desc, 0, raddr, rkey, op);
-    }
+    /* the tcp provider acknowledges a FI_DELIVERY_COMPLETE write once the
+     * target has placed it */
+    rc = ofi_write_one (conn, buf, len, desc, raddr, rkey, imm, op, FI_COMPLETION |
+                        (data ? FI_REMOTE_CQ_DATA : delivered ? FI_DELIVERY_COMPLETE : 0));
     if (0 != rc) {
         mca_btl_rwv_op_posted (op, false);
         return ofi_errno_to_opal (rc);
@@ -199,13 +197,36 @@ static int ofi_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t l
     return OPAL_SUCCESS;
 }
 
+/* Written from registered memory with no completion: the caller keeps
+ * BUF untouched until the peer has consumed what it carries, which it
+ * cannot before the transport has sent it all. */
+static int ofi_write_quiet (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
+                            uint64_t rkey, bool with_imm, uint32_t imm)
+{
+    bool by_send = with_imm && conn->rail->notify_by_send, data = with_imm && !by_send;
+    ssize_t rc = ofi_write_one (conn, buf, len, desc, raddr, rkey, imm, NULL, data ? FI_REMOTE_CQ_DATA : 0);
+
+    if (0 != rc) {
+        return ofi_errno_to_opal (rc);
+    }
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
+    if (by_send) {
+        mca_btl_rwv_ofi_notify (conn);
+    }
+    return OPAL_SUCCESS;
+}
+
 static int ofi_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc, uint64_t raddr,
                      uint64_t rkey, mca_btl_rwv_op_t *op)
 {
+    struct iovec iov = {.iov_base = buf, .iov_len = len};
+    struct fi_rma_iov rma_iov = {.addr = raddr, .len = len, .key = rkey};
+    struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .rma_iov = &rma_iov,
+                             .rma_iov_count = 1, .context = op};
     ssize_t rc;
 
     mca_btl_rwv_op_posted (op, true);
-    rc = fi_read (mca_btl_rwv_ofi_ep_of (conn), buf, len, desc, 0, raddr, rkey, op);
+    rc = fi_readmsg (mca_btl_rwv_ofi_ep_of (conn), &msg, FI_COMPLETION);
     if (0 != rc) {
         mca_btl_rwv_op_posted (op, false);
     } else {
@@ -271,6 +292,7 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_ofi_ops = {
     .writev = ofi_writev,
     .write_gather = ofi_write_gather,
     .inject_write = ofi_inject_write,
+    .write_quiet = ofi_write_quiet,
     .read = ofi_read,
     .mr_reg = ofi_mr_reg,
     .mr_dereg = ofi_mr_dereg,

@@ -65,7 +65,9 @@ static int ofi_ep_open (mca_btl_rwv_ofi_rail_t *rail, mca_btl_rwv_conn_t *conn, 
     }
     if (0 == rc) {
         step = "binding the completion queue";
-        rc = fi_ep_bind (oep->ep, &rail->cqs[oep->cq_slot].cq->fid, FI_TRANSMIT | FI_RECV);
+        /* completions only where asked (FI_COMPLETION): a ring write from a
+         * frag kept until the peer consumed it needs none */
+        rc = fi_ep_bind (oep->ep, &rail->cqs[oep->cq_slot].cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION);
     }
     if (0 == rc) {
         step = "fi_enable";

@@ -129,10 +129,13 @@ bool mca_btl_rwv_ofi_notify_setup (mca_btl_rwv_ofi_rail_t *rail, const struct fi
 static ssize_t ofi_post_recv (mca_btl_rwv_ofi_ep_t *oep, mca_btl_rwv_ofi_recv_t *recv)
 {
     mca_btl_rwv_ofi_rail_t *rail = oep->rail;
+    struct iovec iov = {.iov_base = &rail->sink, .iov_len = sizeof (rail->sink)};
+    void *desc = rail->sink_desc;
+    struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .context = &recv->op};
     ssize_t rc;
 
     mca_btl_rwv_op_posted (&recv->op, true);
-    rc = fi_recv (oep->ep, &rail->sink, sizeof (rail->sink), rail->sink_desc, 0, &recv->op);
+    rc = fi_recvmsg (oep->ep, &msg, FI_COMPLETION); /* the endpoint completes only what asks to */
     if (0 != rc) {
         mca_btl_rwv_op_posted (&recv->op, false);
     }

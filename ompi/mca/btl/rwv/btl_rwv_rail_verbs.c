@@ -334,6 +334,15 @@ static int verbs_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t
     return verbs_post (conn, verbs_write_opcode (with_imm), buf, len, 0, IBV_SEND_INLINE, raddr, rkey, imm, NULL);
 }
 
+/* Unsignalled but for one in MCA_BTL_RWV_VERBS_SIGNAL_EVERY, as inline
+ * writes: the caller keeps BUF until the peer consumed it. */
+static int verbs_write_quiet (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
+                              uint64_t rkey, bool with_imm, uint32_t imm)
+{
+    return verbs_post (conn, verbs_write_opcode (with_imm), buf, len, ((struct ibv_mr *) desc)->lkey, 0, raddr, rkey,
+                       imm, NULL);
+}
+
 static int verbs_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc, uint64_t raddr, uint64_t rkey,
                        mca_btl_rwv_op_t *op)
 {
@@ -424,6 +433,7 @@ const mca_btl_rwv_rail_ops_t mca_btl_rwv_verbs_ops = {
     .write = verbs_write,
     .writev = verbs_writev,
     .inject_write = verbs_inject_write,
+    .write_quiet = verbs_write_quiet,
     .read = verbs_read,
     .mr_reg = verbs_mr_reg,
     .mr_dereg = verbs_mr_dereg,

@@ -220,6 +220,40 @@ static int mca_btl_rwv_write_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t 
     return OPAL_SUCCESS;
 }
 
+/* FRAG, packed and flat, as CONN's next message with no completion to
+ * wait for: kept until the peer has consumed it, which proves the
+ * transport done with its buffer.  A completion per message cost the
+ * provider a queue entry, a wake-up of the completion queue's descriptor
+ * and a read of it, and rwv the handling, about half the sender's
+ * instructions at 1 KiB on the tcp provider; the credits that free the
+ * frag come anyway.  Where the rail lacks such writes, the message's
+ * slot is too small, or the peer's ring is shared memory (stored, not
+ * written), the caller sends FRAG as any other. */
+int mca_btl_rwv_conn_write_kept (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag)
+{
+    size_t len = frag->segments[0].seg_len, total;
+    int rc;
+
+    if (NULL == conn->rail->ops->write_quiet || NULL != conn->peer.ring || !mca_btl_rwv_fits_slot (conn, len) ||
+        !mca_btl_rwv_can_write_now (conn)) {
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
+    total = mca_btl_rwv_build (conn, frag->buf, len, frag->tag, frag->hdr_flags, frag);
+    rc = conn->rail->ops->write_quiet (conn, frag->buf, total, frag->reg->desc[conn->rail->index],
+                                       mca_btl_rwv_slot_raddr (conn, total), conn->peer.ring_rkey,
+                                       conn->peer.notify_imm, mca_btl_rwv_imm (conn));
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    frag->conn = conn;
+    frag->seq = conn->peer.send_seq + 1;
+    frag->puts_before = conn->small_puts;
+    frag->pml_done = true;
+    mca_btl_rwv_sent (conn);
+    mca_btl_rwv_conn_retain (conn, frag);
+    return OPAL_SUCCESS;
+}
+
 /* A message small enough to inject: its buffer is free when this returns. */
 int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len,
                                mca_btl_base_tag_t tag, uint8_t flags)
@@ -311,6 +345,14 @@ int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn)
 
 /* ------------------------------------------------------------ send */
 
+/* FRAG written at once, kept and without a completion, where it can be. */
+static bool mca_btl_rwv_endpoint_write_kept (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_frag_t *frag)
+{
+    mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_conn (endpoint);
+
+    return NULL != conn && OPAL_SUCCESS == mca_btl_rwv_conn_write_kept (conn, frag);
+}
+
 /* May the PML be told at once that FRAG is sent, as btl/tcp tells it of a
  * message its socket took, once it is written?  Only for a copy we own and
  * free ourselves, when the PML did not ask for the callback regardless. */
@@ -351,6 +393,10 @@ int mca_btl_rwv_send (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpo
     at_once = ours && !stripe;
     /* told before the write, so that its completion, wherever it is reaped, does not call back too */
     frag->pml_done = at_once;
+    if (at_once && mca_btl_rwv_endpoint_write_kept (endpoint, frag)) {
+        MCA_BTL_RWV_UNLOCK(module);
+        return 1;
+    }
     if (!(stripe && mca_btl_rwv_eager_stripe (endpoint, frag))) {
         rc = mca_btl_rwv_endpoint_send_frag (endpoint, frag);
     }

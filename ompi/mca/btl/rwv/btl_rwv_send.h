@@ -23,6 +23,7 @@ bool mca_btl_rwv_conn_read_credit_word (mca_btl_rwv_conn_t *conn);
 bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn);
 /* a message small enough to inject, its header built after LEN bytes of
  * BUF (room for it there); the buffer is free when this returns */
+int mca_btl_rwv_conn_write_kept (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag);
 int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len, mca_btl_base_tag_t tag,
                         uint8_t flags);
 /* keep FRAG until the peer has consumed it, for a replay */

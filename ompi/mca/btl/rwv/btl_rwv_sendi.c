@@ -139,7 +139,8 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
             mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
             frag->segments[0].seg_len = len;
             frag->tag = tag;
-            if (!(mca_btl_rwv_should_stripe (endpoint, len) && mca_btl_rwv_eager_stripe (endpoint, frag))) {
+            if (!(mca_btl_rwv_should_stripe (endpoint, len) && mca_btl_rwv_eager_stripe (endpoint, frag)) &&
+                OPAL_SUCCESS != mca_btl_rwv_conn_write_kept (conn, frag)) {
                 mca_btl_rwv_conn_send_frag (conn, frag); /* packed: ours now, queued if need be */
             }
             rc = OPAL_SUCCESS;
