@@ -89,7 +89,7 @@ instructions () { # file btl
 # before each run stay out
 rank_cost () { # btl size role
     local prof=$out/callgrind-$1-$2-rank$3.cg
-    local vg="valgrind --tool=callgrind --toggle-collect=windows --callgrind-out-file=$prof"
+    local vg="valgrind --tool=callgrind --fair-sched=yes --toggle-collect=windows --callgrind-out-file=$prof"
     if [ "$3" = 0 ]; then
         job "$1" "$2" $repeats "$vg" > "$prof.out" 2>&1
     else
