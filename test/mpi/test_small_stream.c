@@ -14,13 +14,16 @@
  * peer that stops consuming), then goes on.  -t TICK: rank 0 prints
  * "# progress N" every TICK windows, for a test to act in the middle; -f
  * FILE: the stream goes on after COUNT windows until FILE exists.  -s
- * SIZE: every message SIZE bytes (at most 1 MiB) instead.
+ * SIZE: every message SIZE bytes (at most 1 MiB) instead.  -w WINDOW:
+ * windows of WINDOW sends (at most 64), e.g. few enough for the peer's
+ * credits, so that every message is written at once.
  * At the end rank 0 prints "ok - ..." and, when btl/rwv carried it, the
- * rail writes per eager message over every rank ("# writes per message X")
- * and the share of eager messages sent from the application's buffer
- * ("# in place per message X").
+ * rail writes per eager message over every rank ("# writes per message X"),
+ * the share of eager messages sent from the application's buffer
+ * ("# in place per message X") and the completions asked for per eager
+ * message ("# completions per message X").
  *
- *   test_small_stream [-n WINDOWS] [-b] [-p SECONDS] [-t TICK] [-f FILE] [-s SIZE]
+ *   test_small_stream [-n WINDOWS] [-b] [-p SECONDS] [-t TICK] [-f FILE] [-s SIZE] [-w WINDOW]
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -31,7 +34,7 @@
 
 #include "test_pvar.h"
 
-#define WINDOW 64
+#define MAX_WINDOW 64
 
 static const size_t sizes[] = {0, 1, 7, 8, 64, 96, 97, 128, 1000, 1024, 1056, 4096, 16383, 16384, 32768, 65000,
                                65504, 65536, 65584, 70000};
@@ -114,7 +117,7 @@ static double counters_ratio (counters_t *c)
 
 int main (int argc, char **argv)
 {
-    int rank, nprocs, opt, windows = 200, both = 0, pause_s = 0, tick = 0, provided;
+    int rank, nprocs, opt, windows = 200, window = MAX_WINDOW, both = 0, pause_s = 0, tick = 0, provided;
     const char *until = NULL;
     long wrong = 0, total_wrong = 0;
     uint64_t messages = 0;
@@ -123,7 +126,7 @@ int main (int argc, char **argv)
     MPI_T_init_thread (MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &nprocs);
-    while (-1 != (opt = getopt (argc, argv, "n:bp:t:f:s:"))) {
+    while (-1 != (opt = getopt (argc, argv, "n:bp:t:f:s:w:"))) {
         switch (opt) {
         case 'n': windows = atoi (optarg); break;
         case 'b': both = 1; break;
@@ -131,13 +134,14 @@ int main (int argc, char **argv)
         case 't': tick = atoi (optarg); break;
         case 'f': until = optarg; break;
         case 's': fixed_size = atol (optarg); break;
+        case 'w': window = atoi (optarg); break;
         default: MPI_Abort (MPI_COMM_WORLD, 2);
         }
     }
-    if (nprocs % 2 || windows < 2 || fixed_size > MAX_FIXED_SIZE) {
+    if (nprocs % 2 || windows < 2 || fixed_size > MAX_FIXED_SIZE || window < 1 || window > MAX_WINDOW) {
         if (0 == rank) {
-            fprintf (stderr, "usage: mpirun -np 2N %s [-n WINDOWS>=2] [-b] [-p SECONDS] [-t TICK] [-f FILE] [-s SIZE<=%d]\n",
-                     argv[0], MAX_FIXED_SIZE);
+            fprintf (stderr, "usage: mpirun -np 2N %s [-n WINDOWS>=2] [-b] [-p SECONDS] [-t TICK] [-f FILE] "
+                     "[-s SIZE<=%d] [-w WINDOW<=%d]\n", argv[0], MAX_FIXED_SIZE, MAX_WINDOW);
         }
         MPI_Abort (MPI_COMM_WORLD, 2);
     }
@@ -145,27 +149,28 @@ int main (int argc, char **argv)
     int half = nprocs / 2, peer = rank < half ? rank + half : rank - half;
     int sends = rank < half || both, recvs = rank >= half || both;
     size_t stride = fixed_size > MAX_SIZE ? (size_t) fixed_size : MAX_SIZE;
-    unsigned char *sbuf = malloc (WINDOW * stride), *rbuf = malloc (WINDOW * stride);
+    unsigned char *sbuf = malloc ((size_t) window * stride), *rbuf = malloc ((size_t) window * stride);
     int go_on = 1;
-    counters_t counters, in_place;
+    counters_t counters, in_place, completions;
 
     counters_open (&counters, "btl_rwv_writes_posted", "btl_rwv_eager_messages");
     counters_open (&in_place, "btl_rwv_eager_in_place", "btl_rwv_eager_messages");
+    counters_open (&completions, "btl_rwv_completions_requested", "btl_rwv_eager_messages");
 
     for (int w = 0 ; go_on ; ++w) {
-        MPI_Request req[2 * WINDOW];
+        MPI_Request req[2 * MAX_WINDOW];
         int n = 0;
 
         if (recvs && pause_s && w == windows / 2) {
             sleep ((unsigned) pause_s); /* the sender's messages pile up meanwhile */
         }
-        for (int k = 0 ; k < WINDOW && recvs ; ++k) {
+        for (int k = 0 ; k < window && recvs ; ++k) {
             uint64_t number = messages + k;
 
             MPI_Irecv (rbuf + (size_t) k * stride, (int) size_of (number), MPI_BYTE, peer, 5, MPI_COMM_WORLD,
                        &req[n++]);
         }
-        for (int k = 0 ; k < WINDOW && sends ; ++k) {
+        for (int k = 0 ; k < window && sends ; ++k) {
             uint64_t number = messages + k;
 
             fill (sbuf + (size_t) k * stride, number);
@@ -173,10 +178,10 @@ int main (int argc, char **argv)
                        &req[n++]);
         }
         MPI_Waitall (n, req, MPI_STATUSES_IGNORE);
-        for (int k = 0 ; k < WINDOW && recvs ; ++k) {
+        for (int k = 0 ; k < window && recvs ; ++k) {
             wrong += wrong_bytes (rbuf + (size_t) k * stride, messages + k);
         }
-        messages += WINDOW;
+        messages += (uint64_t) window;
         if (0 == rank && tick && 0 == (w + 1) % tick) {
             printf ("# progress %d\n", w + 1);
             fflush (stdout);
@@ -186,6 +191,7 @@ int main (int argc, char **argv)
     }
     MPI_Reduce (&wrong, &total_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     double writes = counters_ratio (&counters), gathered = counters_ratio (&in_place);
+    double completed = counters_ratio (&completions);
 
     if (0 == rank) {
         char what[64];
@@ -196,13 +202,16 @@ int main (int argc, char **argv)
             snprintf (what, sizeof (what), "0 B to %d B", MAX_SIZE);
         }
         printf ("%s - %llu messages of %s per stream in windows of %d, %s%s: %ld wrong bytes\n",
-                total_wrong ? "not ok" : "ok", (unsigned long long) messages, what, WINDOW,
+                total_wrong ? "not ok" : "ok", (unsigned long long) messages, what, window,
                 both ? "both ways" : "one way", pause_s ? ", receivers paused half way" : "", total_wrong);
         if (writes >= 0) {
             printf ("# writes per message %.3f\n", writes);
         }
         if (gathered >= 0) {
             printf ("# in place per message %.3f\n", gathered);
+        }
+        if (completed >= 0) {
+            printf ("# completions per message %.3f\n", completed);
         }
     }
     free (sbuf);
