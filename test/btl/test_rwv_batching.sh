@@ -60,6 +60,10 @@ completions_per_message () { sed -n 's/^# completions per message //p' "$out"; }
 # in_place (some messages sent from the application's buffer), copied (none).
 counters_problem () { # checks writes-per-message in-place-share completions-per-message
     case ",$1," in *,batched,*) awk -v w="$2" 'BEGIN {exit !(w >= 0.9)}' && echo "$2 rail writes per message, no batches written"; esac
+    # auto's 48 KiB streams: how many messages wait for credits, so how
+    # many can share a write, depends on how far the sender outruns the
+    # receiver (0.60-0.96 seen); one write each gives 1.125
+    case ",$1," in *,batched_large,*) awk -v w="$2" 'BEGIN {exit !(w >= 1.05)}' && echo "$2 rail writes per message, no batches written"; esac
     case ",$1," in *,unbatched,*) awk -v w="$2" 'BEGIN {exit !(w < 1)}' && echo "$2 rail writes per message with batches turned off"; esac
     case ",$1," in *,in_place,*) awk -v g="$3" 'BEGIN {exit !(g <= 0)}' && echo "no message was sent in place"; esac
     case ",$1," in *,copied,*) awk -v g="$3" 'BEGIN {exit !(g > 0)}' && echo "a share of $3 of the messages was sent in place"; esac
@@ -79,8 +83,9 @@ counters_problem () { # checks writes-per-message in-place-share completions-per
         echo "a share of $3 in place: not only messages over 44 KiB that waited went in place"; esac
     case ",$1," in *,waiting_copied,*) awk -v g="$3" 'BEGIN {exit !(g >= 0.12)}' &&
         echo "a share of $3 in place: large messages that waited for credits were not copied"; esac
-    # 48 KiB messages: about 0.98 in place when those that wait stay so, 0.10-0.14 when they are copied
-    case ",$1," in *,large_copied,*) awk -v g="$3" 'BEGIN {exit !(g >= 0.5)}' &&
+    # 48 KiB messages: about 0.98 in place when those that wait stay so; when they are copied, the share
+    # written at once (0.10-0.61 seen, as the sender outruns the receiver more or less)
+    case ",$1," in *,large_copied,*) awk -v g="$3" 'BEGIN {exit !(g >= 0.9)}' &&
         echo "a share of $3 in place: 48 KiB messages that waited for credits were not copied"; esac
     return 0
 }
@@ -143,12 +148,12 @@ cluster_down
 # btl_rwv_batch_copy_max's default decides by the nodes' TCP congestion control
 if [ -z "${RWV_CORE:-}" ]; then
     RWV_CLUSTER_CC=reno cluster_up 2 1 || exit $?
-    stream "auto, TCP not paced (reno): 48 KiB messages that wait are copied for batches" batched,large_copied \
+    stream "auto, TCP not paced (reno): 48 KiB messages that wait are copied for batches" batched_large,large_copied \
         "${two[@]}" "$bin" -n 100 -s 49152
     cluster_down
     if grep -qw bbr /proc/sys/net/ipv4/tcp_allowed_congestion_control; then
         RWV_CLUSTER_CC=bbr cluster_up 2 1 || exit $?
-        stream "auto, TCP paced (bbr): 48 KiB messages that wait stay in place, two to a write" batched,all_in_place \
+        stream "auto, TCP paced (bbr): 48 KiB messages that wait stay in place, two to a write" batched_large,all_in_place \
             "${two[@]}" "$bin" -n 100 -s 49152
         cluster_down
     else
