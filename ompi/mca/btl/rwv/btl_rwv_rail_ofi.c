@@ -66,16 +66,25 @@ static ssize_t ofi_write_one (mca_btl_rwv_conn_t *conn, const void *buf, size_t 
     return fi_writemsg (mca_btl_rwv_ofi_ep_of (conn), &msg, flags);
 }
 
-/* A ring write the transport took: counted, and told by a send where the
- * rail does not carry immediate data. */
-static int ofi_write_posted (mca_btl_rwv_conn_t *conn, bool by_send)
+/* A write the transport took (RC 0): counted, and told by a send where
+ * the rail does not carry immediate data. */
+static int ofi_write_taken (mca_btl_rwv_conn_t *conn, ssize_t rc, bool by_send)
 {
+    if (0 != rc) {
+        return ofi_errno_to_opal (rc);
+    }
     mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
-    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
     if (by_send) {
         mca_btl_rwv_ofi_notify (conn);
     }
     return OPAL_SUCCESS;
+}
+
+/* The same for a write that asked for a completion. */
+static int ofi_write_posted (mca_btl_rwv_conn_t *conn, bool by_send)
+{
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
+    return ofi_write_taken (conn, 0, by_send);
 }
 
 static int ofi_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
@@ -187,14 +196,7 @@ static int ofi_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t l
     ssize_t rc = with_imm && !by_send ? fi_inject_writedata (mca_btl_rwv_ofi_ep_of (conn), buf, len, imm, 0, raddr, rkey)
                                       : fi_inject_write (mca_btl_rwv_ofi_ep_of (conn), buf, len, 0, raddr, rkey);
 
-    if (0 != rc) {
-        return ofi_errno_to_opal (rc);
-    }
-    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
-    if (by_send) {
-        mca_btl_rwv_ofi_notify (conn);
-    }
-    return OPAL_SUCCESS;
+    return ofi_write_taken (conn, rc, by_send);
 }
 
 /* Written from registered memory with no completion: the caller keeps
@@ -204,16 +206,9 @@ static int ofi_write_quiet (mca_btl_rwv_conn_t *conn, const void *buf, size_t le
                             uint64_t rkey, bool with_imm, uint32_t imm)
 {
     bool by_send = with_imm && conn->rail->notify_by_send, data = with_imm && !by_send;
-    ssize_t rc = ofi_write_one (conn, buf, len, desc, raddr, rkey, imm, NULL, data ? FI_REMOTE_CQ_DATA : 0);
 
-    if (0 != rc) {
-        return ofi_errno_to_opal (rc);
-    }
-    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
-    if (by_send) {
-        mca_btl_rwv_ofi_notify (conn);
-    }
-    return OPAL_SUCCESS;
+    return ofi_write_taken (conn, ofi_write_one (conn, buf, len, desc, raddr, rkey, imm, NULL,
+                                                  data ? FI_REMOTE_CQ_DATA : 0), by_send);
 }
 
 static int ofi_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc, uint64_t raddr,
