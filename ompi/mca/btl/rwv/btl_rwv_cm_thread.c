@@ -25,7 +25,7 @@
  * it serves them itself and the thread stays out, its data fds unwatched
  * and the transport waiting as without it.  Once a pause goes by with no
  * pass, the thread watches the rails' data fds (the completion queues'
- * descriptors); when peers' data comes it takes the gate, reads the
+ * descriptors; when and how it sleeps: btl_rwv_cm_watch.c); when peers' data comes it takes the gate, reads the
  * completions (the provider lands puts and answers gets and rendezvous
  * reads as it does) and does the atomics waiting at the head of the
  * rings.  Completions of our own operations, and every message for the
@@ -35,7 +35,6 @@
 #include "opal_config.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -49,23 +48,11 @@
 
 #include "btl_rwv.h"
 #include "btl_rwv_cm_thread.h"
+#include "btl_rwv_cm_watch.h"
 #include "btl_rwv_poll.h"
 #include "btl_rwv_rail.h"
 
 /* ------------------------------------------------------------ the thread */
-
-/* Under the gate: the rails' data fds up to date with their connections
- * (btl_rwv_async_progress). */
-static void rwv_cm_data_sync (mca_btl_rwv_module_t *module)
-{
-    for (int i = 0 ; i < module->num_rails ; ++i) {
-        mca_btl_rwv_rail_t *rail = module->rails[i];
-
-        if (rail->data_fd >= 0 && NULL != rail->ops->data_sync) {
-            rail->ops->data_sync (rail);
-        }
-    }
-}
 
 /* Every event of every rail, read under the gate; WATCHING: the data fds
  * are watched, and must follow the connections the events made. */
@@ -83,7 +70,7 @@ static int rwv_cm_drain (mca_btl_rwv_module_t *module, bool watching)
         }
     }
     if (watching && events > 0) {
-        rwv_cm_data_sync (module);
+        mca_btl_rwv_cm_data_sync (module);
     }
     module->cm.events += (uint64_t) events;
     mca_btl_rwv_gate_leave (module);
@@ -135,7 +122,7 @@ static int rwv_cm_serve (mca_btl_rwv_module_t *module, bool transport)
 
     mca_btl_rwv_gate_enter (module);
     if (!transport) {
-        rwv_cm_data_sync (module); /* what the look just had the transport wait on */
+        mca_btl_rwv_cm_data_sync (module); /* what the look just had the transport wait on */
     }
     module->serving = true;
     for (int i = 0 ; transport && i < module->num_rails ; ++i) {
@@ -155,219 +142,6 @@ static int rwv_cm_serve (mca_btl_rwv_module_t *module, bool transport)
     return count;
 }
 
-/* Whether the thread watches for peers' data (btl_rwv_async_progress).
- * An application that makes progress passes serves its peers itself, and
- * a wake of the thread per message would only take its CPU: the rails'
- * data fds are then out of the thread's epoll set (parked), and the
- * thread looks again after a pause, 1 ms doubling to 4 ms while passes
- * keep coming.  Once a whole pause went by with none, they are watched
- * again (armed), and the next data wakes the thread, which serves it at
- * once: the application is away.
- * Passes seen at a look may be the last ones before the application went
- * off to compute.  A spinning application makes one every microsecond or
- * so: the thread watches 5 us for one, and failing that looks again
- * 100 us later.  Only if passes still come does it park again; else it
- * arms.  A peer's first request to a rank that just stopped calling MPI
- * so waits at most one pause (4 ms) and the confirmation, not a pause and
- * a doubled one after it.  The cost, while the application stays in MPI:
- * one short wake per 4 ms of a thread that takes no lock (two where it
- * shares the rank's one core), against an application spinning anyway. */
-#define RWV_CM_PARK_FIRST_NS 1000000L
-#define RWV_CM_PARK_MAX_NS 4000000L
-#define RWV_CM_CONFIRM_NS 100000L
-#define RWV_CM_SPIN_NS 5000L
-
-typedef struct {
-    bool armed;
-    bool confirming;    /* parked: the pause saw passes; do they still come? */
-    bool one_core;      /* the thread may run on one core only */
-    unsigned calls;     /* the application's progress passes when last looked */
-    long park_ns;       /* parked: the pause */
-    long long until;    /* parked: when to look again, CLOCK_MONOTONIC ns */
-} rwv_cm_watch_t;
-
-static long long rwv_cm_clock (void)
-{
-    struct timespec now;
-
-    clock_gettime (CLOCK_MONOTONIC, &now);
-    return now.tv_sec * 1000000000LL + now.tv_nsec;
-}
-
-static unsigned rwv_cm_calls (mca_btl_rwv_module_t *module)
-{
-    return __atomic_load_n (&module->progress_calls, __ATOMIC_RELAXED);
-}
-
-/* Out of the epoll set altogether while parked, not just masked: a
- * watched epoll fd (a rail's data_fd is one) passes every readiness of
- * the sockets inside it on to its watchers, which the application's
- * progress would pay for. */
-static void rwv_cm_watch_data (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch, bool on)
-{
-    if (on) {
-        mca_btl_rwv_gate_enter (module);
-        rwv_cm_data_sync (module);
-        mca_btl_rwv_gate_leave (module);
-    }
-    for (int i = 0 ; i < module->num_rails ; ++i) {
-        struct epoll_event ev = {.events = EPOLLIN, .data.fd = module->rails[i]->data_fd};
-
-        if (ev.data.fd >= 0) {
-            (void) epoll_ctl (module->cm.epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, ev.data.fd, &ev);
-        }
-    }
-    watch->armed = on;
-}
-
-static void rwv_cm_park (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch, long park_ns)
-{
-    if (watch->armed) {
-        rwv_cm_watch_data (module, watch, false);
-    }
-    watch->calls = rwv_cm_calls (module);
-    watch->confirming = false;
-    watch->park_ns = park_ns;
-    watch->until = rwv_cm_clock () + park_ns;
-}
-
-/* Has the application made a progress pass since the thread last
- * looked, or is one running? */
-static bool rwv_cm_app_in_mpi (mca_btl_rwv_module_t *module, const rwv_cm_watch_t *watch)
-{
-    return rwv_cm_calls (module) != watch->calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE);
-}
-
-/* Does a pass come within RWV_CM_SPIN_NS?  A rank spinning in MPI makes
- * one every microsecond or so: seen, the confirmation's wake is saved.
- * Not where the thread shares the rank's one core (bound by mpirun): the
- * rank cannot run while the thread spins. */
-static bool rwv_cm_passes_now (mca_btl_rwv_module_t *module, const rwv_cm_watch_t *watch)
-{
-    unsigned calls = rwv_cm_calls (module);
-    long long until = rwv_cm_clock () + RWV_CM_SPIN_NS;
-
-    if (watch->one_core) {
-        return false;
-    }
-    do {
-        if (rwv_cm_calls (module) != calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE)) {
-            return true;
-        }
-    } while (rwv_cm_clock () < until);
-    return false;
-}
-
-/* Parked and the pause over: confirm, then park again if passes still
- * come, else arm. */
-static void rwv_cm_look (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch)
-{
-    long long now;
-
-    if (watch->armed || (now = rwv_cm_clock ()) < watch->until) {
-        return;
-    }
-    if (!rwv_cm_app_in_mpi (module, watch)) {
-        rwv_cm_watch_data (module, watch, true);
-    } else if (!watch->confirming && !rwv_cm_passes_now (module, watch)) {
-        watch->calls = rwv_cm_calls (module);
-        watch->until = now + RWV_CM_CONFIRM_NS;
-        watch->confirming = true;
-    } else {
-        rwv_cm_park (module, watch, watch->park_ns * 2 > RWV_CM_PARK_MAX_NS ? RWV_CM_PARK_MAX_NS : watch->park_ns * 2);
-    }
-}
-
-/* Armed and the application back in MPI: park; true if so. */
-static bool rwv_cm_parks (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch)
-{
-    if (rwv_cm_app_in_mpi (module, watch)) {
-        rwv_cm_park (module, watch, RWV_CM_PARK_FIRST_NS);
-        return true;
-    }
-    return false;
-}
-
-/* A wake with no event (libfabric's tcp provider wakes its event fd for
- * the application's data too, until the application reads it) is paced:
- * 50 us doubling to 5 ms, back to none at the next event.  A connection
- * is then answered within 5 ms of its request however busy the rail.
- * Armed, peers' data still ends the pause at once: about one wake in two
- * for data finds nothing to serve yet (counted under a stream of
- * fetch-and-ops), and the peer's request that follows must not wait out
- * the pause.  Should a data fd stay readable with nothing to serve, it is
- * left out after RWV_CM_EMPTY_DATA_WAKES such wakes in a row, until the
- * thread next finds work.  True when finalize asks the thread to stop. */
-#define RWV_CM_EMPTY_DATA_WAKES 4
-
-typedef struct {
-    long pause_ns;
-    int empty_data_wakes;   /* paces ended by a data fd, with nothing served since */
-} rwv_cm_pace_t;
-
-static void rwv_cm_pace_reset (rwv_cm_pace_t *pace)
-{
-    pace->pause_ns = 50000;
-    pace->empty_data_wakes = 0;
-}
-
-static bool rwv_cm_pace (mca_btl_rwv_module_t *module, const rwv_cm_watch_t *watch, rwv_cm_pace_t *pace)
-{
-    struct pollfd fds[MCA_BTL_RWV_MAX_RAILS + 1] = {{.fd = module->cm.stop_fd, .events = POLLIN}};
-    const struct timespec pause = {.tv_sec = 0, .tv_nsec = pace->pause_ns};
-    int count = 1;
-
-    for (int i = 0 ; watch->armed && pace->empty_data_wakes < RWV_CM_EMPTY_DATA_WAKES && i < module->num_rails ; ++i) {
-        if (module->rails[i]->data_fd >= 0) {
-            fds[count++] = (struct pollfd) {.fd = module->rails[i]->data_fd, .events = POLLIN};
-        }
-    }
-    pace->pause_ns = pace->pause_ns * 2 > 5000000 ? 5000000 : pace->pause_ns * 2;
-    if (ppoll (fds, count, &pause, NULL) <= 0) {
-        return false;
-    }
-    if (fds[0].revents & POLLIN) {
-        return true;
-    }
-    pace->empty_data_wakes++;
-    return false;
-}
-
-/* Parked: wait on the epoll fd itself, which polls readable when an
- * event waits inside, to the nanosecond (epoll_wait's own timeout is in
- * whole milliseconds, and would stretch a 100 us confirmation to 1 ms);
- * true if an event came. */
-static bool rwv_cm_wait_until (mca_btl_rwv_module_t *module, long long until)
-{
-    struct pollfd fd = {.fd = module->cm.epoll_fd, .events = POLLIN};
-    long long left_ns = until - rwv_cm_clock ();
-    struct timespec left = {.tv_sec = left_ns > 0 ? left_ns / 1000000000LL : 0,
-                            .tv_nsec = left_ns > 0 ? left_ns % 1000000000LL : 0};
-
-    return ppoll (&fd, 1, &left, NULL) > 0;
-}
-
-/* Sleep until a rail's fd or finalize wakes the thread (*WOKEN), or a
- * parked pause ends; true for finalize. */
-static bool rwv_cm_sleep (mca_btl_rwv_module_t *module, const rwv_cm_watch_t *watch, bool *woken)
-{
-    struct epoll_event ready[2 * MCA_BTL_RWV_MAX_RAILS + 1];
-    int n;
-
-    if (!watch->armed && !rwv_cm_wait_until (module, watch->until)) {
-        *woken = false;
-        return false;
-    }
-    n = epoll_wait (module->cm.epoll_fd, ready, 2 * MCA_BTL_RWV_MAX_RAILS + 1, watch->armed ? -1 : 0);
-    *woken = n > 0;
-    for (int i = 0 ; i < n ; ++i) {
-        if (ready[i].data.fd == module->cm.stop_fd) {
-            return true;
-        }
-    }
-    return false;
-}
-
 typedef enum {
     RWV_CM_DONE,    /* something was done: look again */
     RWV_CM_IDLE,    /* nothing waits: sleep, unless the thread was just woken for nothing */
@@ -383,13 +157,13 @@ typedef enum {
  * ring with no completion: the rings alone (no transport) are served once
  * more after it, before the thread may sleep.  Connection events come
  * with the look. */
-static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, rwv_cm_watch_t *watch)
+static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch)
 {
     bool serving = watch->armed && mca_btl_rwv_component.async_progress;
     mca_btl_rwv_cm_state_t state;
     int served = 0;
 
-    if (serving && rwv_cm_parks (module, watch)) {
+    if (serving && mca_btl_rwv_cm_parks (module, watch)) {
         return RWV_CM_PARKED;
     }
     if (serving) {
@@ -403,7 +177,7 @@ static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, rwv_cm_watch_t *
         served = rwv_cm_serve (module, false);
     }
     if (serving) {
-        watch->calls = rwv_cm_calls (module); /* a pass of its own (module->deliver) is not the application's */
+        mca_btl_rwv_cm_seen (module, watch); /* a pass of its own (module->deliver) is not the application's */
     }
     if (served > 0) {
         return RWV_CM_DONE;
@@ -411,43 +185,36 @@ static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, rwv_cm_watch_t *
     return MCA_BTL_RWV_CM_IDLE == state ? RWV_CM_IDLE : RWV_CM_BUSY;
 }
 
-static bool rwv_cm_one_core (void)
-{
-    cpu_set_t cpus;
-
-    return 0 == sched_getaffinity (0, sizeof (cpus), &cpus) && CPU_COUNT (&cpus) <= 1;
-}
-
 static void rwv_cm_thread_run (mca_btl_rwv_module_t *module)
 {
-    rwv_cm_pace_t pace;
+    mca_btl_rwv_cm_pace_t pace;
     bool just_woken = false;
     int done_run = 0;
-    rwv_cm_watch_t watch = {.armed = false, .one_core = rwv_cm_one_core ()};
+    mca_btl_rwv_cm_watch_t watch;
 
     mca_btl_rwv_in_cm_thread = true;
     (void) pthread_setname_np (pthread_self (), "rwv-conn"); /* for top -H, and the tests */
-    rwv_cm_pace_reset (&pace);
-    rwv_cm_park (module, &watch, RWV_CM_PARK_FIRST_NS); /* the data fds are filled when first armed */
+    mca_btl_rwv_cm_pace_reset (&pace);
+    mca_btl_rwv_cm_watch_init (module, &watch);
     while (!__atomic_load_n (&module->cm.stopping, __ATOMIC_ACQUIRE)) {
         rwv_cm_turn_t turn;
 
-        rwv_cm_look (module, &watch);
+        mca_btl_rwv_cm_look (module, &watch);
         turn = rwv_cm_turn (module, &watch);
         if (RWV_CM_DONE == turn) {
             /* a run of turns that keep finding work (a peer streaming at
              * a computing rank) yields the core now and then all the same */
-            rwv_cm_pace_reset (&pace);
-            if (0 == ++done_run % 64 && rwv_cm_pace (module, &watch, &pace)) {
+            mca_btl_rwv_cm_pace_reset (&pace);
+            if (0 == ++done_run % 64 && mca_btl_rwv_cm_pace (module, &watch, &pace)) {
                 return;
             }
-            rwv_cm_pace_reset (&pace);
+            mca_btl_rwv_cm_pace_reset (&pace);
         } else if (RWV_CM_PARKED == turn || (RWV_CM_IDLE == turn && !just_woken)) {
-            if (rwv_cm_sleep (module, &watch, &just_woken)) {
+            if (mca_btl_rwv_cm_sleep (module, &watch, &just_woken)) {
                 return;
             }
             continue;
-        } else if (rwv_cm_pace (module, &watch, &pace)) {
+        } else if (mca_btl_rwv_cm_pace (module, &watch, &pace)) {
             return;
         }
         just_woken = false;
@@ -544,9 +311,6 @@ void mca_btl_rwv_cm_thread_start (void)
                          module->num_rails, module->gate.fenced ? " (its lock a mutex: no membarrier)" : "");
 }
 
-/* At finalize what the thread left undone is dropped, as events nobody
- * read were before it: only a queued request still owns a transport
- * handle, and is refused. */
 /* At finalize, once the thread has stopped: what it left, requests
  * refused, the rest dropped. */
 static void rwv_cm_discard (mca_btl_rwv_module_t *module)
