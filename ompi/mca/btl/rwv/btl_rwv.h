@@ -109,6 +109,7 @@ typedef enum {
 typedef struct mca_btl_rwv_gate_t {
     volatile int32_t depth;          /* the application thread's lock nesting */
     volatile int32_t cm_in;          /* the connection thread wants in, or is in */
+    int32_t cm_depth;                /* the connection thread's own nesting: its alone */
     bool fenced;                     /* no membarrier: a mutex for everyone while the thread runs */
 } mca_btl_rwv_gate_t;
 

@@ -143,46 +143,80 @@ static int rwv_cm_serve (mca_btl_rwv_module_t *module, bool transport)
 }
 
 typedef enum {
-    RWV_CM_DONE,    /* something was done: look again */
+    RWV_CM_DONE,    /* something was done that may leave more: turn again */
+    RWV_CM_SERVED,  /* peers served, and the look after found nothing waiting: sleep */
     RWV_CM_IDLE,    /* nothing waits: sleep, unless the thread was just woken for nothing */
     RWV_CM_PARKED,  /* the data fds were just taken out: sleep */
     RWV_CM_BUSY,    /* a fd stays ready with nothing for the thread: pace */
 } rwv_cm_turn_t;
+
+/* Does a serving turn hold the gate throughout?  The application is
+ * away: one entry for the whole turn, one membarrier (whose signal
+ * interrupts the computation), not one per step.  Not where the thread's
+ * own pass (module->deliver) takes the lock itself. */
+static bool rwv_cm_holds (mca_btl_rwv_module_t *module, bool serving)
+{
+    return serving && !mca_btl_rwv_locks_real (module);
+}
+
+/* A turn's end: the application's passes so far seen (a pass of the
+ * thread's own, module->deliver, is not the application's), the gate
+ * left. */
+static rwv_cm_turn_t rwv_cm_turn_end (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch, bool serving,
+                                      rwv_cm_turn_t turn)
+{
+    if (serving) {
+        mca_btl_rwv_cm_seen (module, watch);
+    }
+    if (rwv_cm_holds (module, serving)) {
+        mca_btl_rwv_gate_leave (module);
+    }
+    return turn;
+}
 
 /* One turn.  Armed, the peers' data is served first and looked at after
  * (libfabric's trywait), as libfabric asks of a thread that will wait: a
  * read of the completions may leave bytes in the provider's own buffer
  * that no descriptor announces, and only the look sees them.  The look
  * progresses the transport in turn, and may land a peer's write in a
- * ring with no completion: the rings alone (no transport) are served once
- * more after it, before the thread may sleep.  Connection events come
- * with the look. */
+ * ring with no completion: the rings alone (no transport) are served
+ * after it.  If they held nothing and the look found the transport idle,
+ * the thread may sleep at once: a second turn would only read the
+ * completion queues and try the wait again, a dozen system calls (and a
+ * membarrier) per wake for nothing.  Not after a pass of its own
+ * (module->deliver): the PML may have left work in rwv's queues that
+ * only the next pass posts (a rendezvous's reads), which no descriptor
+ * announces.  Connection events come with the look. */
 static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch)
 {
     bool serving = watch->armed && mca_btl_rwv_component.async_progress;
     mca_btl_rwv_cm_state_t state;
-    int served = 0;
+    int served = 0, rings = 0;
 
     if (serving && mca_btl_rwv_cm_parks (module, watch)) {
         return RWV_CM_PARKED;
+    }
+    if (rwv_cm_holds (module, serving)) {
+        mca_btl_rwv_gate_enter (module);
     }
     if (serving) {
         served = rwv_cm_serve (module, true);
     }
     state = rwv_cm_state (module, serving);
     if (MCA_BTL_RWV_CM_EVENT == state && rwv_cm_drain (module, serving) > 0) {
-        served++;
-    }
-    if (serving && 0 == served) {
-        served = rwv_cm_serve (module, false);
+        return rwv_cm_turn_end (module, watch, serving, RWV_CM_DONE);
     }
     if (serving) {
-        mca_btl_rwv_cm_seen (module, watch); /* a pass of its own (module->deliver) is not the application's */
+        rings = rwv_cm_serve (module, false);
+    }
+    if (rings > 0) {
+        return rwv_cm_turn_end (module, watch, serving, RWV_CM_DONE);
     }
     if (served > 0) {
-        return RWV_CM_DONE;
+        return rwv_cm_turn_end (module, watch, serving,
+                                MCA_BTL_RWV_CM_IDLE == state && NULL == module->deliver ? RWV_CM_SERVED : RWV_CM_DONE);
     }
-    return MCA_BTL_RWV_CM_IDLE == state ? RWV_CM_IDLE : RWV_CM_BUSY;
+    return rwv_cm_turn_end (module, watch, serving, MCA_BTL_RWV_CM_IDLE == state ? RWV_CM_IDLE : RWV_CM_BUSY);
 }
 
 static void rwv_cm_thread_run (mca_btl_rwv_module_t *module)
@@ -201,6 +235,9 @@ static void rwv_cm_thread_run (mca_btl_rwv_module_t *module)
 
         mca_btl_rwv_cm_look (module, &watch);
         turn = rwv_cm_turn (module, &watch);
+        if (RWV_CM_SERVED == turn) {
+            mca_btl_rwv_cm_pace_reset (&pace);
+        }
         if (RWV_CM_DONE == turn) {
             /* a run of turns that keep finding work (a peer streaming at
              * a computing rank) yields the core now and then all the same */
@@ -209,7 +246,7 @@ static void rwv_cm_thread_run (mca_btl_rwv_module_t *module)
                 return;
             }
             mca_btl_rwv_cm_pace_reset (&pace);
-        } else if (RWV_CM_PARKED == turn || (RWV_CM_IDLE == turn && !just_woken)) {
+        } else if (RWV_CM_PARKED == turn || RWV_CM_SERVED == turn || (RWV_CM_IDLE == turn && !just_woken)) {
             if (mca_btl_rwv_cm_sleep (module, &watch, &just_woken)) {
                 return;
             }

@@ -69,11 +69,17 @@ static bool rwv_app_inside (mca_btl_rwv_module_t *module)
         __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE);
 }
 
+/* Nested, the connection thread is in already: a serving turn holds the
+ * gate throughout (btl_rwv_cm_thread.c) and pays one fence, not one per
+ * step. */
 void mca_btl_rwv_gate_enter (mca_btl_rwv_module_t *module)
 {
     int32_t idle = 0;
     uint64_t since;
 
+    if (module->gate.cm_depth++ > 0) {
+        return;
+    }
     __atomic_store_n (&module->gate.cm_in, 1, __ATOMIC_SEQ_CST);
     if (mca_btl_rwv_locks_real (module)) {
         if (!opal_atomic_compare_exchange_strong_32 (&module->progressing, &idle, 1)) {
@@ -101,6 +107,9 @@ void mca_btl_rwv_gate_enter (mca_btl_rwv_module_t *module)
 
 void mca_btl_rwv_gate_leave (mca_btl_rwv_module_t *module)
 {
+    if (--module->gate.cm_depth > 0) {
+        return;
+    }
     if (mca_btl_rwv_locks_real (module)) {
         opal_mutex_unlock (&module->lock);
         __atomic_store_n (&module->progressing, 0, __ATOMIC_RELEASE);
