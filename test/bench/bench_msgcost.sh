@@ -63,7 +63,6 @@ crossed () { # btl job-output
 # cost line after a calls= line being the callee's)
 instructions () { # file btl
     local counts calls own
-    local counts calls
     # the copy routines call nothing: their inclusive count is their own
     counts=$(callgrind_annotate --inclusive=yes --threshold=100 "$1" 2> /dev/null |
              awk '{gsub(",", "", $1)} $3 == "PROGRAM" {total = $1} $3 ~ /:PMPI_Isend$/ {isend = $1}
