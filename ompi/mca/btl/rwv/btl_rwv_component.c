@@ -32,6 +32,7 @@
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rail.h"
 #include "btl_rwv_params.h"
+#include "btl_rwv_params_check.h"
 #include "btl_rwv_pvars.h"
 #include "btl_rwv_hotset.h"
 

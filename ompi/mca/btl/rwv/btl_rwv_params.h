@@ -7,13 +7,11 @@
 
 /* Register every btl_rwv_ parameter and the standard BTL ones. */
 int mca_btl_rwv_params_register (void);
-/* Check every parameter; say what is wrong with the first bad one. */
-bool mca_btl_rwv_params_valid (void);
-/* Was btl_rwv_NAME left at its default (not set by the user)? */
-bool mca_btl_rwv_param_is_default (const char *name);
-/* btl_rwv_ip_family as the user gave it, for messages. */
+/* Each parameter against its own range or choices; says what is wrong
+ * with the first bad one. */
+bool mca_btl_rwv_params_in_range (void);
+/* btl_rwv_ip_family and btl_rwv_backend as the user gave them, for messages. */
 const char *mca_btl_rwv_ip_family_text (void);
-/* Say a parameter's value is wrong and why (show_help); returns false. */
-bool mca_btl_rwv_invalid (const char *param, const char *value, const char *why);
+const char *mca_btl_rwv_backend_text (void);
 
 #endif /* MCA_BTL_RWV_PARAMS_H */
