@@ -132,6 +132,7 @@ typedef struct mca_btl_rwv_cm_thread_t {
     int stop_fd;                     /* an eventfd: finalize wakes the thread to end it */
     opal_list_t deferred;            /* events the application's thread must handle */
     uint32_t looks;                  /* looks begun and ended (btl_rwv_cm_thread.h) */
+    uint32_t data_watched;           /* rails whose data fd is in epoll_fd, a bit each (btl_rwv_cm_watch.c) */
     /* what connections cost it, said at finalize (btl_base_verbose 40) */
     uint64_t events;                 /* connection events it handled */
     uint64_t cpu_ns;                 /* its CPU time, taken as it ends */

@@ -31,7 +31,26 @@
 #include "btl_rwv_lock.h"
 #include "btl_rwv_rail.h"
 
-/* Under the gate: the rails' data fds up to date with their connections
+/* Is rail I's data fd in the thread's epoll set as it should be?  Only
+ * while the rail has connections: a rail nobody reached (the loopback one
+ * between nodes) has no peers' data, yet its provider may leave its fd
+ * readable, and looking at it costs a try of its completion queue per
+ * wake. */
+static void rwv_cm_data_fit (mca_btl_rwv_module_t *module, int i, bool on)
+{
+    mca_btl_rwv_rail_t *rail = module->rails[i];
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = rail->data_fd};
+    bool in = module->cm.data_watched & (1u << i);
+
+    on = on && rail->data_fd >= 0 && rail->num_conns > 0;
+    if (on != in) {
+        (void) epoll_ctl (module->cm.epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, rail->data_fd, &ev);
+        module->cm.data_watched ^= 1u << i;
+    }
+}
+
+/* Under the gate, armed: the rails' data fds up to date with their
+ * connections, and in the thread's set while they have any
  * (btl_rwv_async_progress). */
 void mca_btl_rwv_cm_data_sync (mca_btl_rwv_module_t *module)
 {
@@ -41,6 +60,7 @@ void mca_btl_rwv_cm_data_sync (mca_btl_rwv_module_t *module)
         if (rail->data_fd >= 0 && NULL != rail->ops->data_sync) {
             rail->ops->data_sync (rail);
         }
+        rwv_cm_data_fit (module, i, true);
     }
 }
 
@@ -73,12 +93,8 @@ static void rwv_cm_watch_data (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watc
         mca_btl_rwv_cm_data_sync (module);
         mca_btl_rwv_gate_leave (module);
     }
-    for (int i = 0 ; i < module->num_rails ; ++i) {
-        struct epoll_event ev = {.events = EPOLLIN, .data.fd = module->rails[i]->data_fd};
-
-        if (ev.data.fd >= 0) {
-            (void) epoll_ctl (module->cm.epoll_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, ev.data.fd, &ev);
-        }
+    for (int i = 0 ; !on && i < module->num_rails ; ++i) {
+        rwv_cm_data_fit (module, i, false);
     }
     watch->armed = on;
 }
@@ -194,7 +210,7 @@ bool mca_btl_rwv_cm_pace (mca_btl_rwv_module_t *module, const mca_btl_rwv_cm_wat
     int count = 1;
 
     for (int i = 0 ; watch->armed && pace->empty_data_wakes < RWV_CM_EMPTY_DATA_WAKES && i < module->num_rails ; ++i) {
-        if (module->rails[i]->data_fd >= 0) {
+        if (module->cm.data_watched & (1u << i)) {
             fds[count++] = (struct pollfd) {.fd = module->rails[i]->data_fd, .events = POLLIN};
         }
     }
