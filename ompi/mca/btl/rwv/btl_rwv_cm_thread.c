@@ -78,7 +78,8 @@ static int rwv_cm_drain (mca_btl_rwv_module_t *module, bool watching)
 }
 
 /* Looked at without the gate, so that a wake with nothing for the thread
- * costs the application thread nothing.  Counted before and after, with
+ * costs the application thread nothing (a serving turn holds it already:
+ * the application is away).  Counted before and after, with
  * full fences: reading libfabric tcp's event queue (1.18 and later)
  * progresses every endpoint of the rail, so peers' writes land in our
  * rings and tail words here, copied by this thread, and a copy another
