@@ -94,7 +94,8 @@ static mca_btl_rwv_cm_state_t rwv_cm_state (mca_btl_rwv_module_t *module, bool d
 
     (void) __atomic_add_fetch (&module->cm.looks, 1, __ATOMIC_SEQ_CST);
     for (int i = 0 ; i < module->num_rails && MCA_BTL_RWV_CM_EVENT != state ; ++i) {
-        mca_btl_rwv_cm_state_t rail_state = module->rails[i]->ops->cm_state (module->rails[i], data);
+        bool watched = module->cm.data_watched & (1u << i); /* a rail with connections (btl_rwv_cm_watch.c) */
+        mca_btl_rwv_cm_state_t rail_state = module->rails[i]->ops->cm_state (module->rails[i], data && watched);
 
         if (MCA_BTL_RWV_CM_IDLE != rail_state) {
             state = rail_state;
@@ -236,13 +237,12 @@ static void rwv_cm_thread_run (mca_btl_rwv_module_t *module)
 
         mca_btl_rwv_cm_look (module, &watch);
         turn = rwv_cm_turn (module, &watch);
-        if (RWV_CM_SERVED == turn) {
+        if (RWV_CM_DONE == turn || RWV_CM_SERVED == turn) {
             mca_btl_rwv_cm_pace_reset (&pace);
         }
         if (RWV_CM_DONE == turn) {
             /* a run of turns that keep finding work (a peer streaming at
              * a computing rank) yields the core now and then all the same */
-            mca_btl_rwv_cm_pace_reset (&pace);
             if (0 == ++done_run % 64 && mca_btl_rwv_cm_pace (module, &watch, &pace)) {
                 return;
             }

@@ -149,8 +149,10 @@ typedef struct mca_btl_rwv_rail_ops_t {
     /* what waits on cm_fd: a connection event, nothing (the connection
      * thread may sleep on it: libfabric's fi_trywait), or work of the
      * provider's that may wake the fd with no event; with DATA, peers'
-     * data waiting behind data_fd counts as such work too.  Called by the
-     * connection thread outside the module lock: it reads nothing away */
+     * data waiting behind data_fd counts as such work too (asked only
+     * while the thread watches it).  Called by the connection thread,
+     * outside the module lock unless a serving turn holds it: it reads
+     * nothing away */
     mca_btl_rwv_cm_state_t (*cm_state) (mca_btl_rwv_rail_t *rail, bool data);
     /* bring data_fd up to date with the rail's connections, before the
      * connection thread watches it; under the module gate.  NULL where

@@ -297,8 +297,8 @@ int mca_btl_rwv_ofi_poll_connections (mca_btl_rwv_rail_t *r)
 /* The tcp provider makes its event queue's fd the wait fd of all its
  * sockets: data arriving for the application wakes it too, so a peek
  * tells an event from the provider's own traffic.  The completion queues
- * are tried only when DATA is asked for and the rail has connections (a
- * try progresses them); the edges data_fd holds are taken first. */
+ * are tried only when DATA is asked for (a try progresses them); the
+ * edges data_fd holds are taken first. */
 mca_btl_rwv_cm_state_t mca_btl_rwv_ofi_cm_state (mca_btl_rwv_rail_t *r, bool data)
 {
     mca_btl_rwv_ofi_rail_t *rail = mca_btl_rwv_ofi_rail_of (r);
@@ -310,7 +310,7 @@ mca_btl_rwv_cm_state_t mca_btl_rwv_ofi_cm_state (mca_btl_rwv_rail_t *r, bool dat
     if (-FI_EAGAIN != fi_eq_read (rail->eq, &event, &buf, sizeof (buf), FI_PEEK)) {
         return MCA_BTL_RWV_CM_EVENT;
     }
-    data = data && r->data_fd >= 0 && r->num_conns > 0; /* else not watched (btl_rwv_cm_watch.c) */
+    data = data && r->data_fd >= 0;
     for (int slot = 0 ; data && slot < RWV_OFI_MAX_CQS ; ++slot) {
         if (NULL != rail->cqs[slot].cq) {
             fids[count++] = &rail->cqs[slot].cq->fid;
