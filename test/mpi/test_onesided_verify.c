@@ -8,6 +8,8 @@
  *    with flush, and post/start/complete/wait, every byte checked;
  *  - a put flushed and then announced by a message the target receives
  *    (which may travel by another BTL): the target must see the data;
+ *    the same with an MPI_Fetch_and_op to the target between the put and
+ *    the flush, whose answer alone then completes the flush in rwv;
  *  - MPI_Accumulate from every rank into one place: SUM (int64, int32,
  *    double), BXOR, BOR, BAND, LAND/LOR/LXOR, MIN/MAX on signed and
  *    unsigned values across the sign bit, REPLACE, PROD (no network
@@ -30,6 +32,7 @@
  *       MPI_Win_create window; rank 0 prints "# progress" a quarter into
  *       the first counter, for a test to break something then
  */
+#include <inttypes.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdint.h>
@@ -187,13 +190,40 @@ static void put_get_lock (window_t *w, unsigned char *src, unsigned char *dst)
     report (what, errors);
 }
 
+/* The window's last 8 bytes, beyond the largest transfer: a counter. */
+static MPI_Aint counter_offset (const window_t *w)
+{
+    return (MPI_Aint) (w->bytes - sizeof (int64_t));
+}
+
+/* Put, then an atomic to the same target, then flush and tell the target:
+ * it must find the data in its memory.  Returns the errors. */
+static int put_atomic_flush (window_t *w, unsigned char *src, size_t size)
+{
+    int64_t one = 1, old;
+    int token = 0;
+
+    fill (src, rank + 500, size);
+    CHECK(MPI_Put (src, (int) size, MPI_BYTE, right (), disp (w, right (), 0), (int) size, MPI_BYTE, w->win));
+    CHECK(MPI_Fetch_and_op (&one, &old, MPI_INT64_T, right (), disp (w, right (), counter_offset (w)), MPI_SUM,
+                            w->win));
+    CHECK(MPI_Win_flush (right (), w->win));
+    MPI_Sendrecv (&token, 1, MPI_INT, right (), 8, &token, 1, MPI_INT, left (), 8, MPI_COMM_WORLD,
+                  MPI_STATUS_IGNORE);
+    CHECK(MPI_Win_sync (w->win));
+    return verify (w->base, left () + 500, size, "put, atomic, flush: seen by the target after a message");
+}
+
 /* In one lock_all epoch: put, flush, get back the same bytes (the flush
  * made the put complete at the target); then put, flush and tell the
- * target with a message: it must find the data in its memory. */
+ * target with a message: it must find the data in its memory; the same
+ * with an atomic between the put and the flush, each size adding 1 to the
+ * target's counter. */
 static void put_get_flush (window_t *w, unsigned char *src, unsigned char *dst)
 {
-    char what[200];
+    char what[240];
     int errors = 0, token = 0;
+    int64_t sizes = 0;
 
     CHECK(MPI_Win_lock_all (0, w->win));
     for (size_t size = 1 ; size <= max_size ; size = next_size (size)) {
@@ -214,10 +244,20 @@ static void put_get_flush (window_t *w, unsigned char *src, unsigned char *dst)
         CHECK(MPI_Win_sync (w->win));
         errors += verify (w->base, left () + 300, size, "flushed put seen by the target after a message");
         MPI_Barrier (MPI_COMM_WORLD);
+
+        errors += put_atomic_flush (w, src, size);
+        ++sizes;
+        MPI_Barrier (MPI_COMM_WORLD);
     }
     CHECK(MPI_Win_unlock_all (w->win));
+    if (*(int64_t *) (w->base + counter_offset (w)) != sizes) {
+        fprintf (stderr, "rank %d: the counter after put, atomic, flush is %" PRId64 ", expected %" PRId64 "\n", rank,
+                 *(int64_t *) (w->base + counter_offset (w)), sizes);
+        errors++;
+    }
     snprintf (what, sizeof (what), "%s: lock_all: a flushed put is complete at the target (read back by "
-              "MPI_Get, and by the target after a message), 1 B to %zu B", flavor_names[w->flavor], max_size);
+              "MPI_Get, and by the target after a message, also with an atomic before the flush), 1 B to %zu B",
+              flavor_names[w->flavor], max_size);
     report (what, errors);
 }
 
@@ -588,7 +628,8 @@ int main (int argc, char **argv)
     for (int flavor = first_flavor ; flavor <= last_flavor ; ++flavor) {
         window_t w;
 
-        window_open (&w, flavor, max_size < 4096 ? 4096 : max_size);
+        /* the largest transfer, and a counter of its own past it */
+        window_open (&w, flavor, ((max_size < 4096 ? 4096 : max_size) + 7) / 8 * 8 + sizeof (int64_t));
         put_get_fence (&w, src, dst);
         put_get_lock (&w, src, dst);
         put_get_flush (&w, src, dst);

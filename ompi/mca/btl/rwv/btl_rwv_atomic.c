@@ -31,6 +31,7 @@
 #include "btl_rwv_test_fault.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
+#include "btl_rwv_flush.h"
 #include "btl_rwv_atomic.h"
 #include "btl_rwv_rdma.h"
 #include "btl_rwv_reg.h"
@@ -189,6 +190,7 @@ static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_en
     size_t width = (flags & MCA_BTL_ATOMIC_FLAG_32BIT) ? 4 : 8;
     mca_btl_rwv_atomic_request_hdr_t hdr;
     mca_btl_rwv_atomic_t *atomic;
+    mca_btl_rwv_proof_t proof;
     int rc;
 
     if (!mca_btl_rwv_atomic_supported (op, flags)) {
@@ -228,10 +230,12 @@ static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_en
     MCA_BTL_RWV_LOCK(module);
     opal_list_append (&endpoint->atomics, &atomic->super.super);
     endpoint->ops_out++;
+    proof = mca_btl_rwv_flush_prove (endpoint);
     MCA_BTL_RWV_UNLOCK(module);
     rc = mca_btl_rwv_send_control (endpoint, MCA_BTL_RWV_TAG_ATOMIC, &hdr, sizeof (hdr));
     if (OPAL_SUCCESS != rc) {
         MCA_BTL_RWV_LOCK(module);
+        mca_btl_rwv_flush_unprove (&proof);
         opal_list_remove_item (&endpoint->atomics, &atomic->super.super);
         endpoint->ops_out--;
         MCA_BTL_RWV_UNLOCK(module);

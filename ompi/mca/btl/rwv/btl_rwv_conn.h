@@ -190,8 +190,11 @@ typedef struct mca_btl_rwv_conn_t {
      * stream confirms them (btl_rwv_rdma.c) */
     opal_list_t kept_puts;
     uint64_t small_puts;
-    /* a put completed here before it was delivered: a flush must mark the stream (btl_rwv_flush.c) */
-    bool unflushed;
+    /* puts posted here that complete before they are delivered, counted,
+     * and how many of them a flush marker or an atomic request written
+     * behind them will prove landed (btl_rwv_flush.c) */
+    uint64_t undelivered_puts;
+    uint64_t covered_puts;
     int pieces_out;            /* put and get pieces posted here and not yet complete (btl_rwv_rdma.c) */
     uint64_t rdma_bytes;       /* put or got since connected, for the verbose report */
     unsigned access_refused;   /* requests refused for memory not registered for them (said once) */

@@ -63,8 +63,8 @@ mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn_chosen (mca_btl_rwv_endpoint_t *en
 /* The same for every message: a peer of one rail whose connection is up,
  * as most are, has the only answer every policy would give, found here
  * without asking them (choosing cost a message 53 instructions, then 28
- * out of line). */
-static inline mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
+ * out of line).  NULL from the first when the policies must be asked. */
+static inline mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_only_conn (mca_btl_rwv_endpoint_t *endpoint)
 {
     mca_btl_rwv_conn_t *conn = 1 == endpoint->num_rails ? endpoint->conns[endpoint->rails[0]] : NULL;
 
@@ -72,7 +72,14 @@ static inline mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoin
                     !endpoint->failed && !conn->rail->down)) {
         return conn;
     }
-    return mca_btl_rwv_endpoint_conn_chosen (endpoint);
+    return NULL;
+}
+
+static inline mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
+{
+    mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_only_conn (endpoint);
+
+    return OPAL_LIKELY(NULL != conn) ? conn : mca_btl_rwv_endpoint_conn_chosen (endpoint);
 }
 /* The ready connections on every live rail to the peer, starting any not
  * yet started; returns how many. */

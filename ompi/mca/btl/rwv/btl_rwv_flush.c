@@ -12,6 +12,12 @@
  * Either completes only once every write before it on the connection has
  * landed.  The marker also confirms the small puts kept for failover
  * before it (btl_rwv_rdma.c).
+ *
+ * An atomic request proves the same: the target answers it only once it
+ * has read it from its ring, behind every write before it on the stream.
+ * osc/rdma 4.1 ends each fetch-and-op and accumulate by releasing its
+ * lock on the target with one, just before the flush, which then needs no
+ * marker of its own: one round trip in four.
  * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
@@ -20,6 +26,7 @@
 
 #include "btl_rwv.h"
 #include "btl_rwv_endpoint.h"
+#include "btl_rwv_flush.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_rdma.h"
 #include "btl_rwv_send.h"
@@ -60,13 +67,18 @@ static int mca_btl_rwv_marker_post (mca_btl_rwv_conn_t *conn,
                              conn->peer.tail_rkey, false, 0, true, &marker->op);
 }
 
+static bool mca_btl_rwv_conn_unflushed (const mca_btl_rwv_conn_t *conn)
+{
+    return conn->covered_puts != conn->undelivered_puts;
+}
+
 /* A failed rail needs no marker: its puts moved to another rail and are counted there. */
 static void mca_btl_rwv_conn_mark (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_piece_t *marker;
 
-    if (!conn->unflushed || !mca_btl_rwv_conn_ready (conn)) {
+    if (!mca_btl_rwv_conn_unflushed (conn) || !mca_btl_rwv_conn_ready (conn)) {
         return;
     }
     marker = (mca_btl_rwv_piece_t *) opal_free_list_get (&module->pieces);
@@ -81,7 +93,7 @@ static void mca_btl_rwv_conn_mark (mca_btl_rwv_conn_t *conn)
         opal_free_list_return (&module->pieces, &marker->op.super);
         return;
     }
-    conn->unflushed = false;
+    conn->covered_puts = conn->undelivered_puts;
     conn->endpoint->ops_out++;
 }
 
@@ -96,11 +108,37 @@ static void mca_btl_rwv_endpoint_pass (mca_btl_rwv_endpoint_t *endpoint,
         if (NULL != endpoint->conns[i]) {
             mca_btl_rwv_conn_mark (endpoint->conns[i]);
             /* a marker the transport had no room for is tried again */
-            marked = marked && !(endpoint->conns[i]->unflushed && mca_btl_rwv_conn_ready (endpoint->conns[i]));
+            marked = marked && !(mca_btl_rwv_conn_unflushed (endpoint->conns[i]) &&
+                                 mca_btl_rwv_conn_ready (endpoint->conns[i]));
         }
     }
     *flushed = *flushed && ((0 == endpoint->ops_out && marked) || endpoint->failed);
     *failed = *failed || endpoint->failed;
+}
+
+/* Only for the one connection of a one-rail peer, which every eager
+ * message takes: a peer of several rails is written puts that complete
+ * delivered, but for small ones, and its requests may take any rail.
+ * Puts posted meanwhile by another thread may go before or after the
+ * request, so none that come later count. */
+mca_btl_rwv_proof_t mca_btl_rwv_flush_prove (mca_btl_rwv_endpoint_t *endpoint)
+{
+    mca_btl_rwv_proof_t proof = {.conn = mca_btl_rwv_endpoint_only_conn (endpoint)};
+
+    if (NULL != proof.conn) {
+        proof.before = proof.conn->covered_puts;
+        proof.after = proof.conn->covered_puts = proof.conn->undelivered_puts;
+    }
+    return proof;
+}
+
+/* Undone only if nothing covered more since: a marker that did would
+ * be sent again, which costs a round trip and never correctness. */
+void mca_btl_rwv_flush_unprove (const mca_btl_rwv_proof_t *proof)
+{
+    if (NULL != proof->conn && proof->conn->covered_puts == proof->after) {
+        proof->conn->covered_puts = proof->before;
+    }
 }
 
 /* One peer, or all (NULL).  The marks are retried each pass, as a

@@ -75,7 +75,7 @@ static int mca_btl_rwv_piece_post (mca_btl_rwv_piece_t *piece)
         bool delivered = mca_btl_rwv_endpoint_puts_delivered (conn->endpoint);
 
         rc = rail->ops->write (conn, local, piece->len, desc, raddr, rkey, false, 0, delivered, &piece->op);
-        conn->unflushed |= !delivered;
+        conn->undelivered_puts += !delivered;
     } else {
         rc = rail->ops->read (conn, local, piece->len, desc, raddr, rkey, &piece->op);
     }
@@ -307,7 +307,7 @@ static bool mca_btl_rwv_put_inject (mca_btl_rwv_conn_t *conn, void *local_addres
                                                  remote_handle->rkey[conn->peer.rail], false, 0)) {
         return false;
     }
-    conn->unflushed = true;
+    conn->undelivered_puts++;
     return true;
 }
 
@@ -349,7 +349,7 @@ static int mca_btl_rwv_put_small (mca_btl_rwv_rdma_op_t *request,
     request->local_handle = &copy->reg->handle;
     request->kept_conn = conn;
     request->kept_mark = ++conn->small_puts;
-    conn->unflushed = true; /* a flush confirms it */
+    conn->undelivered_puts++; /* a flush confirms it */
     if (0 != request->kept_mark % MCA_BTL_RWV_CONFIRM_EVERY &&
         OPAL_SUCCESS == rail->ops->inject_write (conn, copy->buf, request->size,
                                                  mca_btl_rwv_rail_raddr (rail, request->remote_handle.base,
