@@ -109,6 +109,7 @@ typedef enum {
 typedef struct mca_btl_rwv_gate_t {
     volatile int32_t depth;          /* the application thread's lock nesting */
     volatile int32_t cm_in;          /* the connection thread wants in, or is in */
+    volatile int32_t asked;          /* the application thread found it in and asked it out (cm.ask_fd) */
     int32_t cm_depth;                /* the connection thread's own nesting: its alone */
     bool fenced;                     /* no membarrier: a mutex for everyone while the thread runs */
 } mca_btl_rwv_gate_t;
@@ -130,6 +131,7 @@ typedef struct mca_btl_rwv_cm_thread_t {
     pthread_t thread;
     int epoll_fd;
     int stop_fd;                     /* an eventfd: finalize wakes the thread to end it */
+    int ask_fd;                      /* an eventfd: the application thread wakes it to have the gate back */
     opal_list_t deferred;            /* events the application's thread must handle */
     uint32_t looks;                  /* looks begun and ended (btl_rwv_cm_thread.h) */
     uint32_t data_watched;           /* rails whose data fd is in epoll_fd, a bit each (btl_rwv_cm_watch.c) */

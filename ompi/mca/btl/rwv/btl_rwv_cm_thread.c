@@ -152,26 +152,43 @@ typedef enum {
     RWV_CM_BUSY,    /* a fd stays ready with nothing for the thread: pace */
 } rwv_cm_turn_t;
 
-/* Does a serving turn hold the gate throughout?  The application is
- * away: one entry for the whole turn, one membarrier (whose signal
- * interrupts the computation), not one per step.  Not where the thread's
- * own pass (module->deliver) takes the lock itself. */
+/* Does a serving turn hold the gate?  The application is away: the
+ * thread enters once, with one membarrier (whose signal interrupts the
+ * computation), and once a turn has found work stays in from one turn
+ * to the next and through its sleeps, until the application asks for the
+ * gate or comes back to MPI (btl_rwv_lock.h).  Under a stream of
+ * fetch-and-ops a membarrier per turn was a third of the thread's CPU.
+ * Until then each turn lets go: a rank that no peer needs holds nothing
+ * the application would have to ask for.  Not where the thread's own
+ * pass (module->deliver) takes the lock itself. */
 static bool rwv_cm_holds (mca_btl_rwv_module_t *module, bool serving)
 {
     return serving && !mca_btl_rwv_locks_real (module);
 }
 
+static void rwv_cm_let_go (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch)
+{
+    if (watch->holding) {
+        watch->holding = false;
+        mca_btl_rwv_gate_leave (module);
+    }
+}
+
 /* A turn's end: the application's passes so far seen (a pass of the
  * thread's own, module->deliver, is not the application's), the gate
- * left. */
+ * kept once work was found. */
 static rwv_cm_turn_t rwv_cm_turn_end (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch, bool serving,
                                       rwv_cm_turn_t turn)
 {
     if (serving) {
         mca_btl_rwv_cm_seen (module, watch);
     }
-    if (rwv_cm_holds (module, serving)) {
-        mca_btl_rwv_gate_leave (module);
+    if (rwv_cm_holds (module, serving) && !watch->holding) {
+        if (RWV_CM_DONE == turn || RWV_CM_SERVED == turn) {
+            watch->holding = true;
+        } else {
+            mca_btl_rwv_gate_leave (module);
+        }
     }
     return turn;
 }
@@ -195,10 +212,11 @@ static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_w
     mca_btl_rwv_cm_state_t state;
     int served = 0, rings = 0;
 
-    if (serving && mca_btl_rwv_cm_parks (module, watch)) {
+    if (mca_btl_rwv_cm_parks (module, watch)) {
+        rwv_cm_let_go (module, watch);
         return RWV_CM_PARKED;
     }
-    if (rwv_cm_holds (module, serving)) {
+    if (rwv_cm_holds (module, serving) && !watch->holding) {
         mca_btl_rwv_gate_enter (module);
     }
     if (serving) {
@@ -221,38 +239,35 @@ static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_w
     return rwv_cm_turn_end (module, watch, serving, MCA_BTL_RWV_CM_IDLE == state ? RWV_CM_IDLE : RWV_CM_BUSY);
 }
 
-static void rwv_cm_thread_run (mca_btl_rwv_module_t *module)
+/* Until finalize stops it. */
+static void rwv_cm_thread_run (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch)
 {
     mca_btl_rwv_cm_pace_t pace;
     bool just_woken = false;
     int done_run = 0;
-    mca_btl_rwv_cm_watch_t watch;
 
-    mca_btl_rwv_in_cm_thread = true;
-    (void) pthread_setname_np (pthread_self (), "rwv-conn"); /* for top -H, and the tests */
     mca_btl_rwv_cm_pace_reset (&pace);
-    mca_btl_rwv_cm_watch_init (module, &watch);
     while (!__atomic_load_n (&module->cm.stopping, __ATOMIC_ACQUIRE)) {
         rwv_cm_turn_t turn;
 
-        mca_btl_rwv_cm_look (module, &watch);
-        turn = rwv_cm_turn (module, &watch);
+        mca_btl_rwv_cm_look (module, watch);
+        turn = rwv_cm_turn (module, watch);
         if (RWV_CM_DONE == turn || RWV_CM_SERVED == turn) {
             mca_btl_rwv_cm_pace_reset (&pace);
         }
         if (RWV_CM_DONE == turn) {
             /* a run of turns that keep finding work (a peer streaming at
              * a computing rank) yields the core now and then all the same */
-            if (0 == ++done_run % 64 && mca_btl_rwv_cm_pace (module, &watch, &pace)) {
+            if (0 == ++done_run % 64 && mca_btl_rwv_cm_pace (module, watch, &pace)) {
                 return;
             }
             mca_btl_rwv_cm_pace_reset (&pace);
         } else if (RWV_CM_PARKED == turn || RWV_CM_SERVED == turn || (RWV_CM_IDLE == turn && !just_woken)) {
-            if (mca_btl_rwv_cm_sleep (module, &watch, &just_woken)) {
+            if (mca_btl_rwv_cm_sleep (module, watch, &just_woken)) {
                 return;
             }
             continue;
-        } else if (mca_btl_rwv_cm_pace (module, &watch, &pace)) {
+        } else if (mca_btl_rwv_cm_pace (module, watch, &pace)) {
             return;
         }
         just_woken = false;
@@ -262,9 +277,14 @@ static void rwv_cm_thread_run (mca_btl_rwv_module_t *module)
 static void *rwv_cm_thread_main (void *arg)
 {
     mca_btl_rwv_module_t *module = (mca_btl_rwv_module_t *) arg;
+    mca_btl_rwv_cm_watch_t watch;
     struct timespec cpu;
 
-    rwv_cm_thread_run (module);
+    mca_btl_rwv_in_cm_thread = true;
+    (void) pthread_setname_np (pthread_self (), "rwv-conn"); /* for top -H, and the tests */
+    mca_btl_rwv_cm_watch_init (module, &watch);
+    rwv_cm_thread_run (module, &watch);
+    rwv_cm_let_go (module, &watch);
     clock_gettime (CLOCK_THREAD_CPUTIME_ID, &cpu);
     module->cm.cpu_ns = (uint64_t) cpu.tv_sec * 1000000000u + (uint64_t) cpu.tv_nsec;
     return NULL;
@@ -291,7 +311,8 @@ static bool rwv_cm_watch_rails (mca_btl_rwv_module_t *module)
             return false;
         }
     }
-    return rwv_cm_watch (module->cm.epoll_fd, module->cm.stop_fd);
+    return rwv_cm_watch (module->cm.epoll_fd, module->cm.stop_fd) &&
+        rwv_cm_watch (module->cm.epoll_fd, module->cm.ask_fd);
 }
 
 static void rwv_cm_close_fds (mca_btl_rwv_module_t *module)
@@ -302,7 +323,10 @@ static void rwv_cm_close_fds (mca_btl_rwv_module_t *module)
     if (module->cm.stop_fd >= 0) {
         close (module->cm.stop_fd);
     }
-    module->cm.epoll_fd = module->cm.stop_fd = -1;
+    if (module->cm.ask_fd >= 0) {
+        close (module->cm.ask_fd);
+    }
+    module->cm.epoll_fd = module->cm.stop_fd = module->cm.ask_fd = -1;
 }
 
 /* The thread takes no signal: they stay the application's. */
@@ -328,7 +352,8 @@ void mca_btl_rwv_cm_thread_start (void)
     }
     module->cm.epoll_fd = epoll_create1 (EPOLL_CLOEXEC);
     module->cm.stop_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (module->cm.epoll_fd < 0 || module->cm.stop_fd < 0 || !rwv_cm_watch_rails (module)) {
+    module->cm.ask_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (module->cm.epoll_fd < 0 || module->cm.stop_fd < 0 || module->cm.ask_fd < 0 || !rwv_cm_watch_rails (module)) {
         rwv_cm_close_fds (module);
         return;
     }

@@ -23,8 +23,10 @@
 
 #include <poll.h>
 #include <sched.h>
+#include <stdint.h>
 #include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "btl_rwv.h"
 #include "btl_rwv_cm_watch.h"
@@ -111,10 +113,21 @@ static void rwv_cm_park (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *w
 }
 
 /* Has the application made a progress pass since the thread last
- * looked, or is one running? */
+ * looked, or is one running, or does it wait for the gate (its passes
+ * cannot run while the thread holds it, btl_rwv_lock.h)? */
 static bool rwv_cm_app_in_mpi (mca_btl_rwv_module_t *module, const mca_btl_rwv_cm_watch_t *watch)
 {
-    return rwv_cm_calls (module) != watch->calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE);
+    return rwv_cm_calls (module) != watch->calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE) ||
+        __atomic_load_n (&module->gate.asked, __ATOMIC_ACQUIRE);
+}
+
+/* The application thread's ask woke the thread: read, so that it wakes
+ * it no more; the ask itself stands until the application is in. */
+static void rwv_cm_ask_read (mca_btl_rwv_module_t *module)
+{
+    uint64_t count;
+
+    (void) !read (module->cm.ask_fd, &count, sizeof (count));
 }
 
 /* Does a pass come within RWV_CM_SPIN_NS?  A rank spinning in MPI makes
@@ -160,7 +173,7 @@ void mca_btl_rwv_cm_look (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *
 /* Armed and the application back in MPI: park; true if so. */
 bool mca_btl_rwv_cm_parks (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch)
 {
-    if (rwv_cm_app_in_mpi (module, watch)) {
+    if (watch->armed && rwv_cm_app_in_mpi (module, watch)) {
         rwv_cm_park (module, watch, RWV_CM_PARK_FIRST_NS);
         return true;
     }
@@ -194,7 +207,8 @@ void mca_btl_rwv_cm_seen (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *
  * fetch-and-ops), and the peer's request that follows must not wait out
  * the pause.  Should a data fd stay readable with nothing to serve, it is
  * left out after RWV_CM_EMPTY_DATA_WAKES such wakes in a row, until the
- * thread next finds work.  True when finalize asks the thread to stop. */
+ * thread next finds work.  The application thread's ask for the gate
+ * ends it too.  True when finalize asks the thread to stop. */
 #define RWV_CM_EMPTY_DATA_WAKES 4
 
 void mca_btl_rwv_cm_pace_reset (mca_btl_rwv_cm_pace_t *pace)
@@ -205,9 +219,10 @@ void mca_btl_rwv_cm_pace_reset (mca_btl_rwv_cm_pace_t *pace)
 
 bool mca_btl_rwv_cm_pace (mca_btl_rwv_module_t *module, const mca_btl_rwv_cm_watch_t *watch, mca_btl_rwv_cm_pace_t *pace)
 {
-    struct pollfd fds[MCA_BTL_RWV_MAX_RAILS + 1] = {{.fd = module->cm.stop_fd, .events = POLLIN}};
+    struct pollfd fds[MCA_BTL_RWV_MAX_RAILS + 2] = {{.fd = module->cm.stop_fd, .events = POLLIN},
+                                                    {.fd = module->cm.ask_fd, .events = POLLIN}};
     const struct timespec pause = {.tv_sec = 0, .tv_nsec = pace->pause_ns};
-    int count = 1;
+    int count = 2;
 
     for (int i = 0 ; watch->armed && pace->empty_data_wakes < RWV_CM_EMPTY_DATA_WAKES && i < module->num_rails ; ++i) {
         if (module->cm.data_watched & (1u << i)) {
@@ -221,7 +236,11 @@ bool mca_btl_rwv_cm_pace (mca_btl_rwv_module_t *module, const mca_btl_rwv_cm_wat
     if (fds[0].revents & POLLIN) {
         return true;
     }
-    pace->empty_data_wakes++;
+    if (fds[1].revents & POLLIN) {
+        rwv_cm_ask_read (module);
+    } else {
+        pace->empty_data_wakes++;
+    }
     return false;
 }
 
@@ -255,6 +274,9 @@ bool mca_btl_rwv_cm_sleep (mca_btl_rwv_module_t *module, const mca_btl_rwv_cm_wa
     for (int i = 0 ; i < n ; ++i) {
         if (ready[i].data.fd == module->cm.stop_fd) {
             return true;
+        }
+        if (ready[i].data.fd == module->cm.ask_fd) {
+            rwv_cm_ask_read (module);
         }
     }
     return false;

@@ -15,6 +15,7 @@ typedef struct {
     bool armed;
     bool confirming;    /* parked: the pause saw passes; do they still come? */
     bool one_core;      /* the thread may run on one core only */
+    bool holding;       /* serving: in the gate from one turn to the next (btl_rwv_cm_thread.c) */
     unsigned calls;     /* the application's progress passes when last looked */
     long park_ns;       /* parked: the pause */
     long long until;    /* parked: when to look again, CLOCK_MONOTONIC ns */
@@ -29,7 +30,8 @@ typedef struct {
 void mca_btl_rwv_cm_watch_init (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch);
 /* parked and the pause over: confirm, park again or arm */
 void mca_btl_rwv_cm_look (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch);
-/* armed and the application back in MPI: park; true if so */
+/* armed and the application back in MPI, or asking for the gate: park;
+ * true if so */
 bool mca_btl_rwv_cm_parks (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch);
 /* the application's passes counted so far are seen (not its own) */
 void mca_btl_rwv_cm_seen (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch);

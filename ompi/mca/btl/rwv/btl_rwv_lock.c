@@ -36,6 +36,17 @@ void mca_btl_rwv_gate_prepare (mca_btl_rwv_module_t *module)
     }
 }
 
+/* One write however often the thread is found in before the
+ * application thread gets in. */
+void mca_btl_rwv_gate_ask (mca_btl_rwv_module_t *module)
+{
+    uint64_t one = 1;
+
+    if (!__atomic_exchange_n (&module->gate.asked, 1, __ATOMIC_SEQ_CST)) {
+        (void) !write (module->cm.ask_fd, &one, sizeof (one));
+    }
+}
+
 /* A progress pass holds the gate already: the connection thread is not
  * in (it waits for the pass to end), so a lock taken inside goes on. */
 void mca_btl_rwv_gate_wait (mca_btl_rwv_module_t *module)
@@ -47,12 +58,14 @@ void mca_btl_rwv_gate_wait (mca_btl_rwv_module_t *module)
     }
     do {
         __atomic_store_n (&module->gate.depth, 0, __ATOMIC_RELEASE);
+        mca_btl_rwv_gate_ask (module);
         while (__atomic_load_n (&module->gate.cm_in, __ATOMIC_ACQUIRE)) {
             sched_yield ();
         }
         module->gate.depth = 1;
         __atomic_signal_fence (__ATOMIC_SEQ_CST);
     } while (__atomic_load_n (&module->gate.cm_in, __ATOMIC_ACQUIRE));
+    mca_btl_rwv_gate_answered (module);
 }
 
 static uint64_t rwv_now_ns (void)

@@ -13,6 +13,13 @@
  * barrier between (Dekker's exclusion made asymmetric by the membarrier()
  * system call, as liburcu does).  Where membarrier() is missing, a mutex
  * for everyone while the thread runs (gate.fenced).
+ *
+ * While the application computes and its peers keep the thread serving,
+ * the thread keeps the gate from one serving turn to the next, through
+ * its sleeps: a membarrier per turn interrupted the computation and was
+ * a third of the thread's CPU.  The application thread that finds it in
+ * asks it out (gate.asked and an eventfd that wakes it) and waits, as a
+ * biased lock is revoked.
  */
 #ifndef MCA_BTL_RWV_LOCK_H
 #define MCA_BTL_RWV_LOCK_H
@@ -29,6 +36,19 @@ static inline bool mca_btl_rwv_locks_real (const mca_btl_rwv_module_t *module)
 
 /* The application thread found the connection thread wanting in. */
 void mca_btl_rwv_gate_wait (mca_btl_rwv_module_t *module);
+/* The application thread found the connection thread in: it may be
+ * holding the gate while it sleeps (a serving thread does,
+ * btl_rwv_cm_thread.c), so it is woken and asked out, once.  The ask
+ * stands, keeping the thread from taking the gate for long again, until
+ * the application thread has been in. */
+void mca_btl_rwv_gate_ask (mca_btl_rwv_module_t *module);
+
+static inline void mca_btl_rwv_gate_answered (mca_btl_rwv_module_t *module)
+{
+    if (OPAL_UNLIKELY(__atomic_load_n (&module->gate.asked, __ATOMIC_RELAXED))) {
+        __atomic_store_n (&module->gate.asked, 0, __ATOMIC_RELEASE);
+    }
+}
 
 /* The connection thread inside the gate: it takes no count.  gate.depth
  * is the application thread's alone; an increment of the thread's there
@@ -106,8 +126,10 @@ static inline bool mca_btl_rwv_progress_begin (mca_btl_rwv_module_t *module)
     __atomic_signal_fence (__ATOMIC_SEQ_CST);
     if (OPAL_UNLIKELY(__atomic_load_n (&module->gate.cm_in, __ATOMIC_ACQUIRE))) {
         __atomic_store_n (&module->progressing, 0, __ATOMIC_RELEASE);
+        mca_btl_rwv_gate_ask (module);
         return false;
     }
+    mca_btl_rwv_gate_answered (module);
     return true;
 }
 

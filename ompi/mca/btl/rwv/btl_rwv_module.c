@@ -87,7 +87,7 @@ int mca_btl_rwv_module_init (void)
     OBJ_CONSTRUCT(&module->lock, opal_recursive_mutex_t);
     OBJ_CONSTRUCT(&module->cm.deferred, opal_list_t);
     module->conn_hooks = &mca_btl_rwv_proto_hooks;
-    module->cm.epoll_fd = module->cm.stop_fd = -1;
+    module->cm.epoll_fd = module->cm.stop_fd = module->cm.ask_fd = -1;
     module->cm.looks = 0;
     rwv_compat_recv_des_init (&module->upcall_des);
     OBJ_CONSTRUCT(&module->regs, opal_hash_table_t);
