@@ -15,9 +15,10 @@
  *
  * An atomic request proves the same: the target answers it only once it
  * has read it from its ring, behind every write before it on the stream.
- * osc/rdma 4.1 ends each fetch-and-op and accumulate by releasing its
+ * osc/rdma 4.1.0-4.1.4, whose network atomics rwv turns off
+ * (btl_rwv_osc.c), ends each fetch-and-op and accumulate by releasing its
  * lock on the target with one, just before the flush, which then needs no
- * marker of its own: one round trip in four.
+ * marker of its own: four round trips instead of five.
  * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
