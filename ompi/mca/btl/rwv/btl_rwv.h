@@ -110,6 +110,7 @@ typedef struct mca_btl_rwv_gate_t {
     volatile int32_t depth;          /* the application thread's lock nesting */
     volatile int32_t cm_in;          /* the connection thread wants in, or is in */
     volatile int32_t asked;          /* the application thread found it in and asked it out (cm.ask_fd) */
+    volatile int32_t waiting;        /* the application thread waits for it to leave (mca_btl_rwv_gate_wait) */
     int32_t cm_depth;                /* the connection thread's own nesting: its alone */
     bool fenced;                     /* no membarrier: a mutex for everyone while the thread runs */
 } mca_btl_rwv_gate_t;

@@ -8,7 +8,8 @@
  * event-queue wait fd, rdma_cm's channel) and costs nothing while no
  * event comes.  When one does, it enters the module gate
  * (btl_rwv_lock.h), reads every rail's events through the same backend
- * calls progress used, and leaves.  Whether an event is there is looked
+ * calls progress used, and leaves (a thread serving a computing rank's
+ * peers stays in: see rwv_cm_holds).  Whether an event is there is looked
  * at first, without the gate, because a fd may wake for the provider's
  * data traffic too.
  *
@@ -158,9 +159,10 @@ typedef enum {
  * to the next and through its sleeps, until the application asks for the
  * gate or comes back to MPI (btl_rwv_lock.h).  Under a stream of
  * fetch-and-ops a membarrier per turn was a third of the thread's CPU.
- * Until then each turn lets go: a rank that no peer needs holds nothing
- * the application would have to ask for.  Not where the thread's own
- * pass (module->deliver) takes the lock itself. */
+ * Until a turn finds work each lets go: a rank that no peer needs holds
+ * nothing the application would have to ask for; one that was served
+ * pays an ask, a wake of the thread, at its first MPI call.  Not where
+ * the thread's own pass (module->deliver) takes the lock itself. */
 static bool rwv_cm_holds (mca_btl_rwv_module_t *module, bool serving)
 {
     return serving && !mca_btl_rwv_locks_real (module);
@@ -212,7 +214,7 @@ static rwv_cm_turn_t rwv_cm_turn (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_w
     mca_btl_rwv_cm_state_t state;
     int served = 0, rings = 0;
 
-    if (mca_btl_rwv_cm_parks (module, watch)) {
+    if (serving && mca_btl_rwv_cm_parks (module, watch)) {
         rwv_cm_let_go (module, watch);
         return RWV_CM_PARKED;
     }

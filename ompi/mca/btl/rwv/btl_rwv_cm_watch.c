@@ -112,17 +112,32 @@ static void rwv_cm_park (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *w
     watch->until = rwv_cm_clock () + park_ns;
 }
 
-/* Has the application made a progress pass since the thread last
- * looked, or is one running, or does it wait for the gate (its passes
- * cannot run while the thread holds it, btl_rwv_lock.h)? */
+/* Did the application thread find the thread in and ask it out since it
+ * last looked (mca_btl_rwv_gate_ask)?  A pass it tried, then; taken, so
+ * that a stale ask keeps no later computation unserved. */
+static bool rwv_cm_take_ask (mca_btl_rwv_module_t *module)
+{
+    if (!__atomic_load_n (&module->gate.asked, __ATOMIC_ACQUIRE)) {
+        return false;
+    }
+    __atomic_store_n (&module->gate.asked, 0, __ATOMIC_SEQ_CST);
+    return true;
+}
+
+/* Has the application made or tried a progress pass since the thread
+ * last looked, or is one running, or does it wait for the gate?  The
+ * passes it tries while the thread holds the gate fail, and are not
+ * counted (btl_rwv_lock.h). */
 static bool rwv_cm_app_in_mpi (mca_btl_rwv_module_t *module, const mca_btl_rwv_cm_watch_t *watch)
 {
-    return rwv_cm_calls (module) != watch->calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE) ||
-        __atomic_load_n (&module->gate.asked, __ATOMIC_ACQUIRE);
+    bool asked = rwv_cm_take_ask (module);
+
+    return asked || rwv_cm_calls (module) != watch->calls || __atomic_load_n (&module->progressing, __ATOMIC_ACQUIRE) ||
+        __atomic_load_n (&module->gate.waiting, __ATOMIC_ACQUIRE);
 }
 
 /* The application thread's ask woke the thread: read, so that it wakes
- * it no more; the ask itself stands until the application is in. */
+ * it no more; the thread takes the ask itself at its next look. */
 static void rwv_cm_ask_read (mca_btl_rwv_module_t *module)
 {
     uint64_t count;
@@ -173,7 +188,7 @@ void mca_btl_rwv_cm_look (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *
 /* Armed and the application back in MPI: park; true if so. */
 bool mca_btl_rwv_cm_parks (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch)
 {
-    if (watch->armed && rwv_cm_app_in_mpi (module, watch)) {
+    if (rwv_cm_app_in_mpi (module, watch)) {
         rwv_cm_park (module, watch, RWV_CM_PARK_FIRST_NS);
         return true;
     }
@@ -262,14 +277,14 @@ static bool rwv_cm_wait_until (mca_btl_rwv_module_t *module, long long until)
  * parked pause ends; true for finalize. */
 bool mca_btl_rwv_cm_sleep (mca_btl_rwv_module_t *module, const mca_btl_rwv_cm_watch_t *watch, bool *woken)
 {
-    struct epoll_event ready[2 * MCA_BTL_RWV_MAX_RAILS + 1];
+    struct epoll_event ready[2 * MCA_BTL_RWV_MAX_RAILS + 2];
     int n;
 
     if (!watch->armed && !rwv_cm_wait_until (module, watch->until)) {
         *woken = false;
         return false;
     }
-    n = epoll_wait (module->cm.epoll_fd, ready, 2 * MCA_BTL_RWV_MAX_RAILS + 1, watch->armed ? -1 : 0);
+    n = epoll_wait (module->cm.epoll_fd, ready, 2 * MCA_BTL_RWV_MAX_RAILS + 2, watch->armed ? -1 : 0);
     *woken = n > 0;
     for (int i = 0 ; i < n ; ++i) {
         if (ready[i].data.fd == module->cm.stop_fd) {

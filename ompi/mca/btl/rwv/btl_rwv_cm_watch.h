@@ -30,8 +30,8 @@ typedef struct {
 void mca_btl_rwv_cm_watch_init (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch);
 /* parked and the pause over: confirm, park again or arm */
 void mca_btl_rwv_cm_look (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch);
-/* armed and the application back in MPI, or asking for the gate: park;
- * true if so */
+/* armed and the application back in MPI (its passes, its asks for the
+ * gate): park; true if so */
 bool mca_btl_rwv_cm_parks (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch);
 /* the application's passes counted so far are seen (not its own) */
 void mca_btl_rwv_cm_seen (mca_btl_rwv_module_t *module, mca_btl_rwv_cm_watch_t *watch);

@@ -190,9 +190,11 @@ typedef struct mca_btl_rwv_conn_t {
      * stream confirms them (btl_rwv_rdma.c) */
     opal_list_t kept_puts;
     uint64_t small_puts;
-    /* puts posted here that complete before they are delivered, counted,
-     * and how many of them a flush marker or an atomic request written
-     * behind them will prove landed (btl_rwv_flush.c) */
+    /* puts posted here that complete before they are delivered, counted
+     * (a post that failed too: it is counted again when retried, which
+     * costs a marker at most), and how many of them a flush marker or an
+     * atomic request written behind them will prove landed
+     * (btl_rwv_flush.c) */
     uint64_t undelivered_puts;
     uint64_t covered_puts;
     int pieces_out;            /* put and get pieces posted here and not yet complete (btl_rwv_rdma.c) */

@@ -11,7 +11,7 @@ BEGIN_C_DECLS
 typedef struct mca_btl_rwv_proof_t {
     mca_btl_rwv_conn_t *conn;  /* NULL: it proves nothing */
     uint64_t before;           /* the connection's covered_puts before */
-    uint64_t after;
+    uint64_t after;            /* and after: undone only if nothing covered more since */
 } mca_btl_rwv_proof_t;
 
 /* With the lock, before a request that the peer answers is sent to

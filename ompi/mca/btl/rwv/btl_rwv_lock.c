@@ -36,8 +36,8 @@ void mca_btl_rwv_gate_prepare (mca_btl_rwv_module_t *module)
     }
 }
 
-/* One write however often the thread is found in before the
- * application thread gets in. */
+/* One write however often the thread is found in before it takes the
+ * ask. */
 void mca_btl_rwv_gate_ask (mca_btl_rwv_module_t *module)
 {
     uint64_t one = 1;
@@ -56,6 +56,7 @@ void mca_btl_rwv_gate_wait (mca_btl_rwv_module_t *module)
     if (module->progressing) {
         return;
     }
+    __atomic_store_n (&module->gate.waiting, 1, __ATOMIC_SEQ_CST);
     do {
         __atomic_store_n (&module->gate.depth, 0, __ATOMIC_RELEASE);
         mca_btl_rwv_gate_ask (module);
@@ -65,7 +66,7 @@ void mca_btl_rwv_gate_wait (mca_btl_rwv_module_t *module)
         module->gate.depth = 1;
         __atomic_signal_fence (__ATOMIC_SEQ_CST);
     } while (__atomic_load_n (&module->gate.cm_in, __ATOMIC_ACQUIRE));
-    mca_btl_rwv_gate_answered (module);
+    __atomic_store_n (&module->gate.waiting, 0, __ATOMIC_RELEASE);
 }
 
 static uint64_t rwv_now_ns (void)

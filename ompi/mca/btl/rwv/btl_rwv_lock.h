@@ -18,8 +18,9 @@
  * the thread keeps the gate from one serving turn to the next, through
  * its sleeps: a membarrier per turn interrupted the computation and was
  * a third of the thread's CPU.  The application thread that finds it in
- * asks it out (gate.asked and an eventfd that wakes it) and waits, as a
- * biased lock is revoked.
+ * asks it out (gate.asked and an eventfd that wakes it), as a biased lock
+ * is revoked; one that must wait for the gate says so (gate.waiting), and
+ * the thread does not take it back meanwhile.
  */
 #ifndef MCA_BTL_RWV_LOCK_H
 #define MCA_BTL_RWV_LOCK_H
@@ -38,17 +39,9 @@ static inline bool mca_btl_rwv_locks_real (const mca_btl_rwv_module_t *module)
 void mca_btl_rwv_gate_wait (mca_btl_rwv_module_t *module);
 /* The application thread found the connection thread in: it may be
  * holding the gate while it sleeps (a serving thread does,
- * btl_rwv_cm_thread.c), so it is woken and asked out, once.  The ask
- * stands, keeping the thread from taking the gate for long again, until
- * the application thread has been in. */
+ * btl_rwv_cm_thread.c), so it is woken and asked out, once until the
+ * thread has taken the ask. */
 void mca_btl_rwv_gate_ask (mca_btl_rwv_module_t *module);
-
-static inline void mca_btl_rwv_gate_answered (mca_btl_rwv_module_t *module)
-{
-    if (OPAL_UNLIKELY(__atomic_load_n (&module->gate.asked, __ATOMIC_RELAXED))) {
-        __atomic_store_n (&module->gate.asked, 0, __ATOMIC_RELEASE);
-    }
-}
 
 /* The connection thread inside the gate: it takes no count.  gate.depth
  * is the application thread's alone; an increment of the thread's there
@@ -110,7 +103,8 @@ static inline void mca_btl_rwv_pass_unlock (mca_btl_rwv_module_t *module)
 }
 
 /* One progress pass at a time: a nested or concurrent call, or one while
- * the connection thread is in or wants in, returns false at once. */
+ * the connection thread is in or wants in, returns false at once, the
+ * thread asked out should it be holding the gate. */
 static inline bool mca_btl_rwv_progress_begin (mca_btl_rwv_module_t *module)
 {
     int32_t idle = 0;
@@ -129,7 +123,6 @@ static inline bool mca_btl_rwv_progress_begin (mca_btl_rwv_module_t *module)
         mca_btl_rwv_gate_ask (module);
         return false;
     }
-    mca_btl_rwv_gate_answered (module);
     return true;
 }
 
