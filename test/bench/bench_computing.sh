@@ -13,6 +13,10 @@
 #    time, then calls MPI_Wait; its availability, 1 - (time left in
 #    MPI_Wait) / (idle transfer time), as Sandia's SMB defines it; over
 #    rwv on and off, btl/tcp, and btl/tcp with its progress thread;
+#  - truly passive put (test/bench/bench_passive_put, IMB-RMA's
+#    Truly_passive_put by its definition): per size, put + flush +
+#    barrier against a target in the barrier (t_pure) and against one
+#    that computes t_pure's worth before it (t_ovrl);
 #  - what serving costs the computing rank (-m stream): the same work
 #    quiet and while a peer streams fetch-and-ops at it;
 #  - what the thread costs a rank that sits in MPI: ping-pong latency and
@@ -108,6 +112,59 @@ echo "and its thread to core 1 (taskset), as on separate machines; unpinned, the
 echo "origin's core and take turns with the origin's spinning rank at every message."
 echo
 
+# "size t_pure t_ovrl" lines (us) of one job; PINNED 1: each node on its own core
+passive_sizes=(0 8 512 4096 32768 262144 1048576 4194304)
+passive_job () { # pinned mca-args...
+    local pinned=$1 b=$build/test/bench/bench_passive_put
+    shift
+    if [ "$pinned" = 1 ]; then
+        cluster_mpirun "$@" -np 1 --host "$(cluster_node_name 1)" taskset -c 0 "$b" "${passive_sizes[@]}" : \
+            -np 1 --host "$(cluster_node_name 2)" taskset -c 1 "$b" "${passive_sizes[@]}" 2>/dev/null
+    else
+        cluster_mpirun -np 2 --map-by node "$@" "$b" "${passive_sizes[@]}" 2>/dev/null
+    fi | awk '/^[0-9]/ {print $1, $3, $4}'
+}
+
+passive_table () {
+    local contender name cells=() header="| size" rule="|---" size c
+    if [ ! -x "$build/test/bench/bench_passive_put" ]; then
+        echo "Truly passive put: skipped, this build has no test/bench/bench_passive_put."
+        echo
+        return
+    fi
+    for contender in "rwv (default)|--mca btl self,rwv" "rwv, each node on its own core|--mca btl self,rwv|1" \
+                     "rwv, btl_rwv_async_progress 0|--mca btl self,rwv --mca btl_rwv_async_progress 0" "btl/tcp|--mca btl self,tcp"; do
+        split_contender "$contender"
+        bench_progress "computing peers: truly passive put, $name"
+        for ((r = 0; r < rounds; r++)); do passive_job "$pinned" "${args[@]}"; done > "$out/passive-$pinned-${#cells[@]}.txt"
+        cells+=("$out/passive-$pinned-${#cells[@]}.txt")
+        header+=" | $name: t_pure / t_ovrl, us | t_ovrl / t_pure"
+        rule+="|---:|---:"
+    done
+    echo "$header |"
+    echo "$rule|"
+    for size in "${passive_sizes[@]}"; do
+        printf '| %s' "$(bench_size "$size")"
+        for c in "${cells[@]}"; do
+            local pure ovrl
+            pure=$(awk -v s="$size" '$1 == s {print $2}' "$c" | bench_median)
+            ovrl=$(awk -v s="$size" '$1 == s {print $3}' "$c" | bench_median)
+            if [ -z "$pure" ] || [ "$pure" = failed ]; then
+                printf ' | no path | -'
+            else
+                printf ' | %s / %s | %s' "$pure" "$ovrl" "$(bench_ratio "$ovrl" "$pure")"
+            fi
+        done
+        echo " |"
+    done
+    echo
+    echo "Truly passive put, as IMB-RMA defines it (test/bench/bench_passive_put; IMB is not packaged in Debian): per"
+    echo "iteration MPI_Put, MPI_Win_flush and MPI_Barrier, against a target waiting in the barrier (t_pure) and against"
+    echo "one that first computes for t_pure (calibrated work) (t_ovrl). IMB's mark of a truly passive path is t_ovrl <="
+    echo "1.2 t_pure; a target that progresses nothing while it computes gives about 2. Medians over $rounds job(s)."
+    echo
+}
+
 availability_table () { # mode side [-T]
     local mode=$1 side=$2 thread=${3:-} contender name idle busy_for left avail
     echo "| rendezvous of 8 MiB, the $side computing | idle transfer, ms | left in MPI_Wait after computing 3x that, ms | the $side's availability |"
@@ -124,6 +181,7 @@ availability_table () { # mode side [-T]
     echo
 }
 
+passive_table
 availability_table rendezvous sender
 availability_table receiver receiver -T
 echo "Availability 1.00: the message moved while that rank computed; 0.00: it waited for MPI_Wait. The receiver's"
