@@ -42,19 +42,22 @@ run () { # args... ; prints the program's "#" lines
     cluster_mpirun -np 2 --map-by node "$@" 2>/dev/null | grep '^# '
 }
 
+# The command that runs the rest pinned to the core of its rank's number:
+# with --map-by node, rank 0 (node 1) on core 0 and rank 1 (node 2) on
+# core 1.  One application context: Open MPI 5.0.7's mpirun crashes on
+# a command line of several (`-np 1 --host A prog : -np 1 --host B prog`)
+# on the emulated cluster.
+pin_by_rank=(bash -c 'exec taskset -c "${OMPI_COMM_WORLD_RANK:?}" "$0" "$@"')
+
 # the origin's time, s: idle or busy, then mca args; ONE_CORE_EACH=1 pins
 # each emulated node to its own core, as real nodes have their own: else
 # the target's serving thread may take the origin's core from it
 osc_time () {
-    local how=$1 idle=
+    local how=$1 idle= pin=()
     shift
     [ "$how" = idle ] && idle=-i
-    if [ "${ONE_CORE_EACH:-0}" = 1 ]; then
-        cluster_mpirun "$@" -np 1 --host "$(cluster_node_name 1)" taskset -c 0 "$bin" -m onesided -t 2 $idle : \
-            -np 1 --host "$(cluster_node_name 2)" taskset -c 1 "$bin" -m onesided -t 2 $idle 2>/dev/null
-    else
-        run "$@" "$bin" -m onesided -t 2 $idle
-    fi | sed -n "s/^# origin's operations took \([0-9.]*\) s.*/\1/p"
+    [ "${ONE_CORE_EACH:-0}" = 1 ] && pin=("${pin_by_rank[@]}")
+    run "$@" "${pin[@]}" "$bin" -m onesided -t 2 $idle | sed -n "s/^# origin's operations took \([0-9.]*\) s.*/\1/p"
 }
 
 # the time in MPI_Wait, s, of the side that computed SECONDS
@@ -115,14 +118,11 @@ echo
 # "size t_pure t_ovrl" lines (us) of one job; PINNED 1: each node on its own core
 passive_sizes=(0 8 512 4096 32768 262144 1048576 4194304)
 passive_job () { # pinned mca-args...
-    local pinned=$1 b=$build/test/bench/bench_passive_put
+    local pin=()
+    [ "$1" = 1 ] && pin=("${pin_by_rank[@]}")
     shift
-    if [ "$pinned" = 1 ]; then
-        cluster_mpirun "$@" -np 1 --host "$(cluster_node_name 1)" taskset -c 0 "$b" "${passive_sizes[@]}" : \
-            -np 1 --host "$(cluster_node_name 2)" taskset -c 1 "$b" "${passive_sizes[@]}" 2>/dev/null
-    else
-        cluster_mpirun -np 2 --map-by node "$@" "$b" "${passive_sizes[@]}" 2>/dev/null
-    fi | awk '/^[0-9]/ {print $1, $3, $4}'
+    cluster_mpirun -np 2 --map-by node "$@" "${pin[@]}" "$build/test/bench/bench_passive_put" "${passive_sizes[@]}" 2>/dev/null |
+        awk '/^[0-9]/ {print $1, $3, $4}'
 }
 
 passive_table () {
@@ -216,6 +216,11 @@ pingpong () { # mca-args...
         awk '/^[0-9]/ {print $1, $2, $3}'
 }
 
+if [ ! -x "$build/test/bench/bench_pingpong" ]; then
+    echo "The thread's cost in MPI: skipped, this build has no test/bench/bench_pingpong (a Debian root builds"
+    echo "only the core programs)."
+    exit 0
+fi
 # at least 4 rounds: single ping-pong jobs here move by 20-30%
 cost_rounds=$((rounds < 4 ? 4 : rounds))
 bench_progress "computing peers: the thread's cost in MPI"
