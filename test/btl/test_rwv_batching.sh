@@ -60,9 +60,9 @@ completions_per_message () { sed -n 's/^# completions per message //p' "$out"; }
 # in_place (some messages sent from the application's buffer), copied (none).
 counters_problem () { # checks writes-per-message in-place-share completions-per-message
     case ",$1," in *,batched,*) awk -v w="$2" 'BEGIN {exit !(w >= 0.9)}' && echo "$2 rail writes per message, no batches written"; esac
-    # auto's 48 KiB streams: how many messages wait for credits, so how
-    # many can share a write, depends on how far the sender outruns the
-    # receiver (0.60-0.96 seen); one write each gives 1.125
+    # 48 KiB streams: how many messages wait for credits, so how many can
+    # share a write, depends on how far the sender outruns the receiver
+    # (0.60-0.96 seen); one write each gives 1.125
     case ",$1," in *,batched_large,*) awk -v w="$2" 'BEGIN {exit !(w >= 1.05)}' && echo "$2 rail writes per message, no batches written"; esac
     case ",$1," in *,unbatched,*) awk -v w="$2" 'BEGIN {exit !(w < 1)}' && echo "$2 rail writes per message with batches turned off"; esac
     case ",$1," in *,in_place,*) awk -v g="$3" 'BEGIN {exit !(g <= 0)}' && echo "no message was sent in place"; esac
@@ -124,7 +124,7 @@ stream "the same with btl_rwv_batch_copy_max_shared -1: what waits is copied" ba
 stream "btl_rwv_write_batch 1: one write per message" unbatched "${two[@]}" --mca btl_rwv_write_batch 1 "$bin" -n 150
 stream "1 KiB messages in windows the credits cover (4): written at once, none waits for a completion" uncompleted \
     "${two[@]}" "$bin" -n 200 -s 1024 -w 4
-stream "48 KiB messages sent in place, those that wait two to a write" batched,all_in_place \
+stream "48 KiB messages sent in place, those that wait two to a write" batched_large,all_in_place \
     "${two[@]}" "${copy44[@]}" "$bin" -n 100 -s 49152
 # what follows decides by rwv's own parameters alone, the same under every
 # Open MPI series: the Debian roots (RWV_CORE) leave it to the host
