@@ -24,23 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#define CHECK(call) do { int rc_ = (call); if (MPI_SUCCESS != rc_) { \
-    fprintf (stderr, "%s failed: %d\n", #call, rc_); MPI_Abort (MPI_COMM_WORLD, 1); } } while (0)
+#include "../mpi/test_check.h"
 
 /* the computation's unit: about a microsecond of dependent arithmetic */
 #define UNIT_STEPS 300
 
 static double units_per_second;
-
-static double now (void)
-{
-    struct timespec ts;
-
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void work (long units)
 {
@@ -57,12 +47,12 @@ static void work (long units)
 static void calibrate (void)
 {
     long units = 0;
-    double start = now (), elapsed;
+    double start = MPI_Wtime (), elapsed;
 
     do {
         work (100);
         units += 100;
-        elapsed = now () - start;
+        elapsed = MPI_Wtime () - start;
     } while (elapsed < 0.2);
     units_per_second = units / elapsed;
 }
@@ -82,14 +72,14 @@ static int iterations (size_t size)
 /* microseconds per iteration */
 static double origin_loop (const unsigned char *src, size_t size, int iters, MPI_Win win)
 {
-    double start = now ();
+    double start = MPI_Wtime ();
 
     for (int i = 0; i < iters; ++i) {
         CHECK(MPI_Put (src, (int) size, MPI_BYTE, 1, 0, (int) size, MPI_BYTE, win));
         CHECK(MPI_Win_flush (1, win));
         CHECK(MPI_Barrier (MPI_COMM_WORLD));
     }
-    return (now () - start) / iters * 1e6;
+    return (MPI_Wtime () - start) / iters * 1e6;
 }
 
 static void target_loop (int iters, double compute_us)
