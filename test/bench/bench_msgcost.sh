@@ -27,6 +27,7 @@
 # (test/deps.sh installs them); says why and stops when one is missing.
 set -u
 . "$(dirname "$0")/bench_lib.sh"
+. "$(dirname "$0")/callgrind_lib.sh"
 bin=$build/test/bench/bench_msgrate
 out=$1
 shift
@@ -57,32 +58,7 @@ crossed () { # btl job-output
     [ "$1" != rwv ] || awk '/^[0-9]/ && $4 > 0 {found = 1} END {exit !found}' "$2"
 }
 
-# of one callgrind profile: "all in-MPI_Isend in-copies opal_progress-calls
-# in-the-BTL" (MPI_Isend with what it called; the profile names a function
-# once, then by number; the BTL: instructions in mca_btl_BTL.so itself, a
-# cost line after a calls= line being the callee's)
-instructions () { # file btl
-    local counts calls own
-    # the copy routines call nothing: their inclusive count is their own
-    counts=$(callgrind_annotate --inclusive=yes --threshold=100 "$1" 2> /dev/null |
-             awk '{gsub(",", "", $1)} $3 == "PROGRAM" {total = $1} $3 ~ /:PMPI_Isend$/ {isend = $1}
-                  $3 ~ /:__(memcpy|memmove)/ {copy += $1} END {print total + 0, isend + 0, copy + 0}')
-    calls=$(awk '/^c?fn=\(/ {s = $0; sub(/^c?fn=\(/, "", s); id = s; sub(/\).*/, "", id); n = s
-                            sub(/^[0-9]+\) ?/, "", n); if (n != "") name[id] = n; if ($0 ~ /^cfn=/) callee = name[id]}
-                /^calls=/ && callee == "opal_progress" {split($1, c, "="); calls += c[2]}
-                END {print calls + 0}' "$1")
-    own=$(awk -v so="mca_btl_$2.so" '
-        function ob(s,  id, n) {id = s; sub(/^\(/, "", id); sub(/\).*/, "", id); n = s; sub(/^\([0-9]+\) ?/, "", n)
-                                if (n != "") name[id] = n; return name[id]}
-        /^ob=/ {s = $0; sub(/^ob=/, "", s); cur = ob(s); next}
-        /^cob=/ {s = $0; sub(/^cob=/, "", s); ob(s); next}
-        /^calls=/ {skip = 1; next}
-        /^[0-9+*-]/ {if (skip) {skip = 0; next} if (cur ~ ("/" so "$")) own += $2}
-        END {print own + 0}' "$1")
-    echo "$counts $calls $own"
-}
-
-# per message of rank ROLE (0 sends, 1 receives), as instructions ()
+# per message of rank ROLE (0 sends, 1 receives), as callgrind_counts ()
 # counts them, collected only inside bench_msgrate's loop of windows
 # (its function windows), so that start-up, teardown and the barrier
 # before each run stay out
@@ -94,8 +70,7 @@ rank_cost () { # btl size role
     else
         job "$1" "$2" $repeats "" "$vg" > "$prof.out" 2>&1
     fi && crossed "$1" "$prof.out" || { echo "failed - - - -"; return; }
-    instructions "$prof" "$1" |
-        awk -v n=$in_run '{printf "%.0f %.0f %.0f %.2f %.0f\n", $1 / n, $2 / n, $3 / n, $4 / n, $5 / n}'
+    callgrind_counts "$prof" "$1" | callgrind_per_message $in_run
     rm -f "$prof"
 }
 

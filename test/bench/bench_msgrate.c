@@ -12,12 +12,16 @@
  * -i: windows per repeat (default: about 20 ms of traffic at a guessed
  * rate), so that a count taken around the whole job can be divided by a
  * known number of messages.
+ * -S / -R USEC: senders (receivers) sleep that long per window after
+ * posting it, before they wait: what such a rank does in MPI is then the
+ * work of messages already there, not the polls of a rank that waits
+ * (bench_msgcost_verbs.sh counts each side so).
  * -c: also read btl/rwv's MPI_T counters around the timed part and print
  * what one eager message cost: the rail writes posted, completions asked
  * for and reaped, and credit writes of every rank, over every rank's
  * eager messages (acknowledgements and collectives included).
  *
- *   bench_msgrate [-r repeats] [-w window] [-i windows] [-b] [-c] SIZE...
+ *   bench_msgrate [-r repeats] [-w window] [-i windows] [-b] [-c] [-S usec] [-R usec] SIZE...
  * prints: size_bytes messages_per_s MBps [writes completions_requested completions_reaped credit_writes]
  */
 #include <mpi.h>
@@ -95,10 +99,11 @@ static int wrong (const unsigned char *buf, size_t size, unsigned char value)
 }
 
 /* ITERS windows of messages, each acknowledged.  SENDS/RECVS: does this
- * rank send its window, receive one, or both.  A function of its own so
- * that bench_msgcost.sh's callgrind counts exactly this loop. */
+ * rank send its window, receive one, or both; PAUSE: microseconds it
+ * sleeps after posting each.  A function of its own so that
+ * bench_msgcost.sh's callgrind counts exactly this loop. */
 __attribute__((noinline)) static void windows (int peer, int sends, int recvs, unsigned char *sbuf, unsigned char *rbuf, size_t size, int window,
-                     int iters, int *bad)
+                     int iters, int pause, int *bad)
 {
     MPI_Request req[2 * window];
     char ack = 0;
@@ -114,6 +119,9 @@ __attribute__((noinline)) static void windows (int peer, int sends, int recvs, u
             fill (sbuf + w * size, size, mark (i, w));
             MPI_Isend (sbuf + w * size, (int) size, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &req[n++]);
         }
+        if (pause) {
+            usleep ((useconds_t) pause);
+        }
         MPI_Waitall (n, req, MPI_STATUSES_IGNORE);
         for (int w = 0 ; w < window && recvs ; ++w) {
             *bad += wrong (rbuf + w * size, size, mark (i, w));
@@ -128,19 +136,20 @@ __attribute__((noinline)) static void windows (int peer, int sends, int recvs, u
 
 /* One timed run; returns this rank's seconds. */
 static double run (int peer, int sends, int recvs, unsigned char *sbuf, unsigned char *rbuf, size_t size, int window,
-                   int iters, int *bad)
+                   int iters, int pause, int *bad)
 {
     double t0;
 
     MPI_Barrier (MPI_COMM_WORLD);
     t0 = MPI_Wtime ();
-    windows (peer, sends, recvs, sbuf, rbuf, size, window, iters, bad);
+    windows (peer, sends, recvs, sbuf, rbuf, size, window, iters, pause, bad);
     return MPI_Wtime () - t0;
 }
 
 int main (int argc, char **argv)
 {
     int rank, nprocs, opt, repeats = 3, window = 64, fixed_iters = 0, both = 0, want_counters = 0, bad = 0, total_bad = 0, provided;
+    int send_pause = 0, recv_pause = 0;
     size_t max = 1;
     counters_t counters = {0};
 
@@ -148,20 +157,22 @@ int main (int argc, char **argv)
     MPI_T_init_thread (MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &nprocs);
-    while (-1 != (opt = getopt (argc, argv, "r:w:i:bc"))) {
+    while (-1 != (opt = getopt (argc, argv, "r:w:i:bcS:R:"))) {
         switch (opt) {
         case 'r': repeats = atoi (optarg); break;
         case 'w': window = atoi (optarg); break;
         case 'i': fixed_iters = atoi (optarg); break;
         case 'b': both = 1; break;
         case 'c': want_counters = 1; break;
+        case 'S': send_pause = atoi (optarg); break;
+        case 'R': recv_pause = atoi (optarg); break;
         default: MPI_Abort (MPI_COMM_WORLD, 2);
         }
     }
     if (nprocs % 2 || optind >= argc || repeats < 1 || repeats > MAX_REPEATS || window < 1 || window > 1024 ||
-        fixed_iters < 0) {
+        fixed_iters < 0 || send_pause < 0 || recv_pause < 0) {
         if (0 == rank) {
-            fprintf (stderr, "usage: mpirun -np 2N %s [-r 1..%d] [-w 1..1024] [-i windows] [-b] [-c] SIZE...\n", argv[0],
+            fprintf (stderr, "usage: mpirun -np 2N %s [-r 1..%d] [-w 1..1024] [-i windows] [-b] [-c] [-S usec] [-R usec] SIZE...\n", argv[0],
                      MAX_REPEATS);
         }
         MPI_Abort (MPI_COMM_WORLD, 2);
@@ -173,7 +184,7 @@ int main (int argc, char **argv)
     unsigned char *sbuf = calloc ((size_t) window, max), *rbuf = calloc ((size_t) window, max);
     int sender = 0 == rank % 2, peer = sender ? rank + 1 : rank - 1;
     int sends = sender || both, recvs = !sender || both;
-    int pairs = nprocs / 2, directions = both ? 2 : 1;
+    int pairs = nprocs / 2, directions = both ? 2 : 1, pause = sender ? send_pause : recv_pause;
 
     if (want_counters) {
         counters_open (&counters);
@@ -190,10 +201,10 @@ int main (int argc, char **argv)
         unsigned long before[NUM_COUNTERS], after[NUM_COUNTERS];
         double rate[MAX_REPEATS];
 
-        (void) run (peer, sends, recvs, sbuf, rbuf, size, window, iters / 4 + 1, &bad); /* warm up */
+        (void) run (peer, sends, recvs, sbuf, rbuf, size, window, iters / 4 + 1, pause, &bad); /* warm up */
         counters_read (&counters, before);
         for (int r = 0 ; r < repeats ; ++r) {
-            double mine = run (peer, sends, recvs, sbuf, rbuf, size, window, iters, &bad), slowest;
+            double mine = run (peer, sends, recvs, sbuf, rbuf, size, window, iters, pause, &bad), slowest;
 
             MPI_Allreduce (&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             rate[r] = (double) pairs * directions * window * iters / slowest;

@@ -8,7 +8,8 @@
 # message rates), a few sizes, 1 and 2 rails.
 # --full: 3 rounds, sizes 1 B to 16 MiB, 1 to 3 rails with and without tbf,
 # NetPIPE to 16 MiB with perturbations, what one message costs counted
-# under callgrind and perf (test/bench/bench_msgcost.sh), and the
+# under callgrind and perf (test/bench/bench_msgcost.sh; on the native
+# verbs rail in the soft-RoCE guest, bench_msgcost_verbs.sh), and the
 # connection storm of 256 ranks (test/bench/bench_storm.sh, 4 minutes).
 # --debian13, --forky: then point to point, barrier and one-sided again on
 # Open MPI 5.0 in the Debian 13 root, or on 6.0 in the Debian forky root
@@ -120,6 +121,7 @@ fi
     section "message rate" "$bench/bench_msgrate.sh" "$msgrate_rounds" "$out/data"
     if [ $full = 1 ]; then
         section "message cost" "$bench/bench_msgcost.sh" "$out/data/msgcost"
+        section "message cost, verbs rail" "$bench/bench_msgcost_verbs.sh"
     fi
     section "multi-rail, tbf 1gbit" "$bench/bench_rails.sh" "$out/data" 1gbit "$rail_counts" $rail_sizes
     if [ $full = 1 ]; then
