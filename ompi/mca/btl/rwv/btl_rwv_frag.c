@@ -62,17 +62,6 @@ void mca_btl_rwv_frag_drop (mca_btl_rwv_frag_t *frag, bool *hold)
     mca_btl_rwv_frag_let_go (frag, hold, false);
 }
 
-/* The same for a caller that holds the lock already (the replay window
- * releasing what the peer consumed, once per message sent): taking it
- * again cost each message about 30 instructions. */
-void mca_btl_rwv_frag_drop_locked (mca_btl_rwv_frag_t *frag, bool *hold)
-{
-    *hold = false;
-    if (mca_btl_rwv_frag_unheld (frag)) {
-        mca_btl_rwv_frag_return (frag);
-    }
-}
-
 static void mca_btl_rwv_frag_pml_free (mca_btl_rwv_frag_t *frag)
 {
     mca_btl_rwv_frag_let_go (frag, &frag->pml_freed, true);
