@@ -12,7 +12,7 @@
 # --mca btl self,rwv), so the device is their only path: the job must show
 # the connection made on verbs/rxe0 and rxe's packet counter moving.
 # Instructions do not depend on the emulated CPU's speed; the guest's
-# emulation makes a run of 3 sizes take about 5 minutes.
+# emulation makes a run of 3 sizes take about 10 minutes.
 #   test/bench/bench_msgcost_verbs.sh [SIZE...]
 # Prints a markdown table; where the guest cannot run (not root, no qemu),
 # one line says why.
