@@ -265,6 +265,7 @@ RWV_CLUSTER_FAMILIES=4,6 LABEL="rail 1 IPv4, rail 2 and 3 IPv6" run_test "rwv: m
 run_test "rwv: libfabric rails notified by sends (no remote CQ data)" "$t/btl/test_rwv_notify_sends.sh"
 run_test "rwv: rails on IPv6 and dual-stack interfaces"     "$t/btl/test_rwv_ipv6.sh"
 CORE=1 run_test "rwv: small messages written in batches, exactly once" "$t/btl/test_rwv_batching.sh"
+CORE=1 run_test "rwv: busy connections send from a send ring, exactly once" "$t/btl/test_rwv_send_rings.sh"
 # about 4 minutes on 2 cores; each of its jobs has a limit of its own that
 # names a hang
 RWV_TEST_TIMEOUT=${RWV_TEST_TIMEOUT:-1200} CORE=1 run_test "rwv: MPI one-sided (osc/rdma) on 1, 2, 3 nodes" "$t/btl/test_rwv_onesided.sh"

@@ -18,11 +18,13 @@
  * (bench_msgcost_verbs.sh counts each side so).
  * -c: also read btl/rwv's MPI_T counters around the timed part and print
  * what one eager message cost: the rail writes posted, completions asked
- * for and reaped, and credit writes of every rank, over every rank's
- * eager messages (acknowledgements and collectives included).
+ * for and reaped, credit writes, messages in place and messages from a
+ * send ring of every rank, over every rank's eager messages
+ * (acknowledgements and collectives included).
  *
  *   bench_msgrate [-r repeats] [-w window] [-i windows] [-b] [-c] [-S usec] [-R usec] SIZE...
- * prints: size_bytes messages_per_s MBps [writes completions_requested completions_reaped credit_writes]
+ * prints: size_bytes messages_per_s MBps [writes completions_requested completions_reaped credit_writes
+ *         in_place send_ring]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -37,7 +39,8 @@
 
 static const char *counter_names[] = {"btl_rwv_eager_messages", "btl_rwv_writes_posted",
                                       "btl_rwv_completions_requested", "btl_rwv_completions_reaped",
-                                      "btl_rwv_credit_writes", "btl_rwv_eager_in_place"};
+                                      "btl_rwv_credit_writes", "btl_rwv_eager_in_place",
+                                      "btl_rwv_eager_from_send_ring"};
 #define NUM_COUNTERS (int) (sizeof (counter_names) / sizeof (counter_names[0]))
 
 typedef struct {
@@ -192,7 +195,8 @@ int main (int argc, char **argv)
     if (0 == rank) {
         printf ("# size_bytes messages_per_s MBps%s (%d pairs, window %d, %s, medians of %d)\n",
                 want_counters && counters.found ?
-                    " writes/msg completions_requested/msg completions_reaped/msg credit_writes/msg in_place/msg" : "",
+                    " writes/msg completions_requested/msg completions_reaped/msg credit_writes/msg in_place/msg"
+                    " send_ring/msg" : "",
                 pairs, window, both ? "both directions" : "one direction", repeats);
     }
     for (int a = optind ; a < argc ; ++a) {

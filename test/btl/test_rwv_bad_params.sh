@@ -61,6 +61,7 @@ check_param "a cold ring of one slot" --mca btl_rwv_cold_slots 1 -- "btl_rwv_col
 ALSO_CORE=1 check_param "cold slots too small for a header" --mca btl_rwv_cold_slot_size 100 -- "btl_rwv_cold_slot_size = 100"
 check_param "warm slots smaller than cold ones" --mca btl_rwv_warm_slot_size 512 -- "btl_rwv_warm_slot_size = 512"
 check_param "a warm set below -1" --mca btl_rwv_warm_peers -2 -- "use -1 (no limit) or 0 to 65535 peers per rail"
+check_param "send rings below 0" --mca btl_rwv_send_rings -1 -- "use 0 to 65535 send rings per rail"
 if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
     check_param "the verbs backend on a machine without RDMA devices" --mca btl_rwv_backend verbs -- \
         "no RDMA device was found"

@@ -21,7 +21,8 @@
  * rail writes per eager message over every rank ("# writes per message X"),
  * the share of eager messages sent from the application's buffer
  * ("# in place per message X") and the completions asked for per eager
- * message ("# completions per message X").
+ * message ("# completions per message X"), and the share written from
+ * a connection's send ring ("# from a send ring per message X").
  *
  *   test_small_stream [-n WINDOWS] [-b] [-p SECONDS] [-t TICK] [-f FILE] [-s SIZE] [-w WINDOW]
  */
@@ -151,11 +152,12 @@ int main (int argc, char **argv)
     size_t stride = fixed_size > MAX_SIZE ? (size_t) fixed_size : MAX_SIZE;
     unsigned char *sbuf = malloc ((size_t) window * stride), *rbuf = malloc ((size_t) window * stride);
     int go_on = 1;
-    counters_t counters, in_place, completions;
+    counters_t counters, in_place, completions, send_ring;
 
     counters_open (&counters, "btl_rwv_writes_posted", "btl_rwv_eager_messages");
     counters_open (&in_place, "btl_rwv_eager_in_place", "btl_rwv_eager_messages");
     counters_open (&completions, "btl_rwv_completions_requested", "btl_rwv_eager_messages");
+    counters_open (&send_ring, "btl_rwv_eager_from_send_ring", "btl_rwv_eager_messages");
 
     for (int w = 0 ; go_on ; ++w) {
         MPI_Request req[2 * MAX_WINDOW];
@@ -191,7 +193,7 @@ int main (int argc, char **argv)
     }
     MPI_Reduce (&wrong, &total_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     double writes = counters_ratio (&counters), gathered = counters_ratio (&in_place);
-    double completed = counters_ratio (&completions);
+    double completed = counters_ratio (&completions), from_ring = counters_ratio (&send_ring);
 
     if (0 == rank) {
         char what[64];
@@ -212,6 +214,9 @@ int main (int argc, char **argv)
         }
         if (completed >= 0) {
             printf ("# completions per message %.3f\n", completed);
+        }
+        if (from_ring >= 0) {
+            printf ("# from a send ring per message %.3f\n", from_ring);
         }
     }
     free (sbuf);

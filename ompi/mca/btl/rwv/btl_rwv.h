@@ -123,6 +123,7 @@ typedef enum {
     MCA_BTL_RWV_COUNT_REAPED,        /* such reports read from a rail's completion queue */
     MCA_BTL_RWV_COUNT_CREDITS,       /* credit words written into a peer's tail over a rail */
     MCA_BTL_RWV_COUNT_IN_PLACE,      /* eager messages gathered from the application's memory */
+    MCA_BTL_RWV_COUNT_SEND_RING,     /* eager messages written from a connection's send ring */
     MCA_BTL_RWV_COUNT_MAX,
 } mca_btl_rwv_counter_t;
 
@@ -221,6 +222,7 @@ typedef struct mca_btl_rwv_component_t {
     int cold_slot_size;
     int warm_slot_size;              /* a cold peer's ring once its messages outgrew it; 0: never */
     int warm_peers;                  /* per rail; -1: no limit */
+    int send_rings;                  /* per rail (btl_rwv_send_ring.c) */
     int eager_mode;                  /* mca_btl_rwv_eager_mode_t as chosen by the user */
     int connect_timeout;             /* seconds */
     bool connection_thread;          /* answer connection events in a thread of our own */

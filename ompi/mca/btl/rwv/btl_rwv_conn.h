@@ -185,6 +185,9 @@ typedef struct mca_btl_rwv_conn_t {
     mca_btl_rwv_peer_ring_t peer;
     mca_btl_rwv_meter_t meter;
     mca_btl_rwv_replay_t replay;
+    /* where its busy stream's messages are packed (btl_rwv_send_ring.c); NULL: none */
+    struct mca_btl_rwv_send_ring_t *send_ring;
+    uint64_t send_ring_asked;  /* send_seq when it last asked for one */
 
     /* small puts injected here, kept until a later delivered write on this
      * stream confirms them (btl_rwv_rdma.c) */

@@ -52,6 +52,7 @@
 #include "btl_rwv_frag.h"
 #include "btl_rwv_atomic.h"
 #include "btl_rwv_fetch.h"
+#include "btl_rwv_send_ring.h"
 #include "btl_rwv_handshake.h"
 #include "btl_rwv_hotset.h"
 #include "btl_rwv_failover.h"
@@ -222,6 +223,7 @@ static void rwv_proto_drop_shared (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_hotset_release (conn);
     mca_btl_rwv_fetch_done (conn);
+    mca_btl_rwv_send_ring_release (conn);
 }
 
 static void rwv_proto_peer_lost (mca_btl_rwv_conn_t *conn)

@@ -23,6 +23,7 @@
 #include "btl_rwv_poll.h"
 #include "btl_rwv_hotset.h"
 #include "btl_rwv_fetch.h"
+#include "btl_rwv_send_ring.h"
 #include "btl_rwv_failover.h"
 #include "btl_rwv_links.h"
 #include "btl_rwv_reg.h"
@@ -165,6 +166,7 @@ static int mca_btl_rwv_finalize (mca_btl_base_module_t *btl)
     }
     mca_btl_rwv_hotset_fini ();
     mca_btl_rwv_fetch_fini ();
+    mca_btl_rwv_send_ring_fini ();
     for (int i = 0 ; i < module->num_rails ; ++i) {
         module->rails[i]->ops->close (module->rails[i]);
     }

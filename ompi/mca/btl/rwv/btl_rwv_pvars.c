@@ -2,6 +2,7 @@
 /*
  * What a job uses, as MPI_T performance variables (and ompi_info):
  * btl_rwv_eager_ring_bytes, the receive rings this process holds;
+ * btl_rwv_send_ring_bytes, its send rings (btl_rwv_send_ring.c);
  * btl_rwv_peers_connected, the peers it has a live connection to;
  * btl_rwv_hot_peers, btl_rwv_promotions and btl_rwv_demotions, the hot
  * set's state (btl_rwv_hotset.c).  Read when asked, from the connection
@@ -19,6 +20,13 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_pvars.h"
 #include "btl_rwv_hotset.h"
+#include "btl_rwv_send_ring.h"
+
+static int rwv_pvar_send_ring_bytes (const struct mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    *(unsigned long *) value = (unsigned long) mca_btl_rwv_send_ring_bytes ();
+    return OPAL_SUCCESS;
+}
 
 static int rwv_pvar_ring_bytes (const struct mca_base_pvar_t *pvar, void *value, void *obj)
 {
@@ -99,6 +107,9 @@ static void rwv_pvar_register_counters (const mca_base_component_t *component, i
         [MCA_BTL_RWV_COUNT_IN_PLACE] = {"eager_in_place",
             "Eager messages whose data went from the application's buffer into the peer's ring with no copy "
             "into a send buffer (btl_rwv_in_place_min)"},
+        [MCA_BTL_RWV_COUNT_SEND_RING] = {"eager_from_send_ring",
+            "Eager messages packed into their connection's send ring and written from there, with no send "
+            "buffer taken or given back (btl_rwv_send_rings)"},
     };
 
     for (int i = 0 ; i < MCA_BTL_RWV_COUNT_MAX ; ++i) {
@@ -122,6 +133,12 @@ void mca_btl_rwv_pvars_register (void)
         OPAL_INFO_LVL_4,
         MCA_BASE_PVAR_CLASS_SIZE, MCA_BASE_VAR_TYPE_UNSIGNED_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT, flags,
         rwv_pvar_ring_bytes, NULL, NULL, NULL);
+    (void) mca_base_component_pvar_register (component, "send_ring_bytes",
+        "Bytes of send ring this process holds: 135,168 per ring, at most btl_rwv_send_rings per rail, "
+        "allocated as busy connections ask for one",
+        OPAL_INFO_LVL_4,
+        MCA_BASE_PVAR_CLASS_SIZE, MCA_BASE_VAR_TYPE_UNSIGNED_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT, flags,
+        rwv_pvar_send_ring_bytes, NULL, NULL, NULL);
     (void) mca_base_component_pvar_register (component, "peers_connected",
         "Peers this process has at least one connected rail to (connections are made on first use)",
         OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_LEVEL, MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL,

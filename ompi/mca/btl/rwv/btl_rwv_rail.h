@@ -89,6 +89,7 @@ typedef enum {
  * (or guesses) opens only what the memory is for. */
 typedef enum {
     MCA_BTL_RWV_ACCESS_READ_INTO,     /* the local buffer a read lands in; no peer access */
+    MCA_BTL_RWV_ACCESS_WRITE_FROM,    /* a send ring: writes go from it; no peer access */
     MCA_BTL_RWV_ACCESS_PEER_WRITES,   /* a hot ring: peers write into it */
     MCA_BTL_RWV_ACCESS_OWN_RING,      /* a connection's ring: written, and its tail read by flush markers */
     MCA_BTL_RWV_ACCESS_RDMA,          /* the PML's and osc's memory: put, get, messages read from it */

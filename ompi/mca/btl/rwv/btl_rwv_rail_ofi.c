@@ -237,6 +237,7 @@ static int ofi_mr_reg (mca_btl_rwv_rail_t *r, void *base, size_t len, mca_btl_rw
 {
     static const uint64_t access[] = {
         [MCA_BTL_RWV_ACCESS_READ_INTO] = FI_READ,
+        [MCA_BTL_RWV_ACCESS_WRITE_FROM] = FI_WRITE,
         [MCA_BTL_RWV_ACCESS_PEER_WRITES] = FI_REMOTE_WRITE,
         [MCA_BTL_RWV_ACCESS_OWN_RING] = FI_REMOTE_WRITE | FI_REMOTE_READ,
         [MCA_BTL_RWV_ACCESS_RDMA] = FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE,

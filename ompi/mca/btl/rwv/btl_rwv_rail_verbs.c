@@ -364,6 +364,7 @@ static int verbs_mr_reg (mca_btl_rwv_rail_t *r, void *base, size_t len, mca_btl_
      * write: there the sink takes remote writes (docs/security.md) */
     static const int access[] = {
         [MCA_BTL_RWV_ACCESS_READ_INTO] = IBV_ACCESS_LOCAL_WRITE,
+        [MCA_BTL_RWV_ACCESS_WRITE_FROM] = 0, /* the device reads local memory with any registration */
         [MCA_BTL_RWV_ACCESS_PEER_WRITES] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
         [MCA_BTL_RWV_ACCESS_OWN_RING] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
         [MCA_BTL_RWV_ACCESS_RDMA] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,

@@ -2,9 +2,10 @@
 /*
  * The immediate send (btl_sendi): ob1 offers a small message with its
  * header apart, and rwv packs both straight where they go (a shared ring,
- * an inline write, a send buffer), with no descriptor round trip through
- * the PML.  When the connection cannot take the message yet, the PML gets
- * a descriptor and falls back to btl_send (btl_rwv_send.c), which queues.
+ * an inline write, the connection's send ring, a send buffer), with no
+ * descriptor round trip through the PML.  When the connection cannot take
+ * the message yet, the PML gets a descriptor and falls back to btl_send
+ * (btl_rwv_send.c), which queues.
  * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
@@ -18,6 +19,7 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 #include "btl_rwv_send.h"
+#include "btl_rwv_send_ring.h"
 #include "btl_rwv_shm.h"
 #include "btl_rwv_slot.h"
 
@@ -101,7 +103,7 @@ static int mca_btl_rwv_inject_kept (mca_btl_rwv_conn_t *conn, opal_convertor_t *
 }
 
 /* Send at once, without a descriptor round trip through the PML: injected
- * when small, else from a registered buffer.  When the connection cannot
+ * when small, else from the connection's send ring or a registered buffer.  When the connection cannot
  * take it yet, hand the PML a descriptor so it falls back to send(), which
  * queues. */
 int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint,
@@ -113,6 +115,7 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
     size_t len = header_size + payload_size;
     mca_btl_rwv_conn_t *conn = NULL;
     mca_btl_rwv_frag_t *frag;
+    unsigned char *entry;
     int rc = OPAL_ERR_OUT_OF_RESOURCE;
 
     MCA_BTL_RWV_LOCK(module);
@@ -135,6 +138,9 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
             rc = mca_btl_rwv_inject (conn, buf, len, tag, 0);
         } else if (small) {
             rc = mca_btl_rwv_inject_kept (conn, convertor, header, header_size, payload_size, tag);
+        } else if (fits && endpoint->num_rails <= 1 && NULL != (entry = mca_btl_rwv_send_ring_entry (conn, len))) {
+            mca_btl_rwv_pack_inline (entry, convertor, header, header_size, payload_size);
+            rc = mca_btl_rwv_send_ring_write (conn, entry, len, tag);
         } else if (NULL != (frag = mca_btl_rwv_frag_alloc_sized (endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, len))) {
             mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
             frag->segments[0].seg_len = len;

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/*
+ * Send rings: a busy connection's messages packed where they are written
+ * from, freed by its credits.
+ *
+ * A message the immediate send cannot inject went through one of rwv's
+ * frags: taken from the free list, packed, written with no completion,
+ * kept on the connection until the peer's credit said it consumed it, then
+ * given back; on the verbs rail, where ob1 offers every eager message to
+ * btl_sendi, the frag's share was about 130 of 650 instructions per
+ * message (docs/results-message-rate.md).  A connection that sends many
+ * takes a send ring instead: MCA_BTL_RWV_SEND_RING_ENTRIES entries,
+ * registered once.  Its message number N is packed into entry N mod
+ * entries and written from there, and nothing is allocated, kept or given
+ * back per message.  What frees an entry is the credits: a message goes
+ * into the ring only while fewer than `entries' messages are unconsumed,
+ * so the one that used the entry before has been consumed, which proves
+ * the transport has read it (the same proof that frees a kept frag).
+ *
+ * Only a connection to a peer reached over one rail takes one (a
+ * multi-rail peer's messages are kept as frags for a replay), over a rail
+ * whose writes can go without a completion; a peer on this node is
+ * written by stores into the ring we share.  Each rail has at most
+ * btl_rwv_send_rings: a connection asks after MCA_BTL_RWV_SEND_RING_AFTER
+ * messages and again every as many, and gets a free ring, or one whose
+ * holder has nothing unconsumed and has written nothing through it while
+ * this process sent MCA_BTL_RWV_SEND_RING_IDLE messages.  A ring goes back
+ * when its connection closes or starts afresh.
+ * Layer: protocol (docs/layout.md).
+ */
+#include "opal_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/mca/btl/base/base.h"
+#include "opal/util/output.h"
+#include "opal/util/sys_limits.h"
+
+#include "btl_rwv.h"
+#include "btl_rwv_send.h"
+#include "btl_rwv_send_ring.h"
+#include "btl_rwv_slot.h"
+
+/* Messages between a connection's asks for a ring: a pair that streams
+ * asks at once, an all-to-all's one message per pair never does. */
+#define MCA_BTL_RWV_SEND_RING_AFTER 64
+/* The process's eager messages since a holder's last one through its ring,
+ * after which the ring may go to a connection that asks. */
+#define MCA_BTL_RWV_SEND_RING_IDLE 4096
+
+static struct {
+    mca_btl_rwv_send_ring_t *rings[MCA_BTL_RWV_MAX_RAILS];  /* btl_rwv_send_rings each, allocated on first use */
+    int allocated[MCA_BTL_RWV_MAX_RAILS];
+} rwv_send;
+
+static size_t rwv_send_ring_size (void)
+{
+    return (size_t) MCA_BTL_RWV_SEND_RING_ENTRIES * MCA_BTL_RWV_SEND_RING_ENTRY;
+}
+
+static uint64_t rwv_send_ring_clock (void)
+{
+    return mca_btl_rwv_component.module->counters[MCA_BTL_RWV_COUNT_EAGER];
+}
+
+/* Once per rail: its connections go on sending through frags. */
+static void rwv_send_ring_unavailable (const mca_btl_rwv_rail_t *rail, const char *what)
+{
+    static bool said[MCA_BTL_RWV_MAX_RAILS];
+
+    if (said[rail->index]) {
+        return;
+    }
+    said[rail->index] = true;
+    opal_output_verbose (MCA_BASE_VERBOSE_WARN, opal_btl_base_framework.framework_output,
+                         "btl/rwv: %s: a send ring of %zu bytes could not be %s (%d in use): messages go through "
+                         "send buffers, which costs more per message (lower btl_rwv_send_rings, or raise the "
+                         "memory lock limit)", rail->name, rwv_send_ring_size (), what, rwv_send.allocated[rail->index]);
+}
+
+static mca_btl_rwv_send_ring_t *rwv_send_ring_new (mca_btl_rwv_rail_t *rail)
+{
+    int r = rail->index;
+    mca_btl_rwv_send_ring_t *ring;
+    uint64_t rkey;
+
+    if (NULL == rwv_send.rings[r] &&
+        NULL == (rwv_send.rings[r] = calloc ((size_t) mca_btl_rwv_component.send_rings, sizeof (*ring)))) {
+        return NULL;
+    }
+    ring = &rwv_send.rings[r][rwv_send.allocated[r]];
+    if (0 != posix_memalign ((void **) &ring->base, opal_getpagesize (), rwv_send_ring_size ())) {
+        ring->base = NULL;
+        rwv_send_ring_unavailable (rail, "allocated");
+        return NULL;
+    }
+    if (OPAL_SUCCESS != rail->ops->mr_reg (rail, ring->base, rwv_send_ring_size (), MCA_BTL_RWV_ACCESS_WRITE_FROM,
+                                           &ring->mr, &ring->desc, &rkey)) {
+        free (ring->base);
+        ring->base = NULL;
+        rwv_send_ring_unavailable (rail, "registered");
+        return NULL;
+    }
+    rwv_send.allocated[r]++;
+    return ring;
+}
+
+/* May RING's holder give it up: nothing of it unconsumed (the transport
+ * is done with every entry), and idle a while. */
+static bool rwv_send_ring_idle (const mca_btl_rwv_send_ring_t *ring)
+{
+    const mca_btl_rwv_conn_t *owner = ring->owner;
+
+    return owner->peer.consumed == owner->peer.send_seq &&
+        rwv_send_ring_clock () - ring->last_use > MCA_BTL_RWV_SEND_RING_IDLE;
+}
+
+/* A ring of RAIL for a connection that asks: a free one, one an idle
+ * holder gives up, or a new one while the rail has fewer than
+ * btl_rwv_send_rings; NULL if none. */
+static mca_btl_rwv_send_ring_t *rwv_send_ring_find (mca_btl_rwv_rail_t *rail)
+{
+    int r = rail->index;
+
+    for (int i = 0 ; i < rwv_send.allocated[r] ; ++i) {
+        mca_btl_rwv_send_ring_t *ring = &rwv_send.rings[r][i];
+
+        if (NULL != ring->owner && rwv_send_ring_idle (ring)) {
+            ring->owner->send_ring = NULL;
+            ring->owner = NULL;
+        }
+        if (NULL == ring->owner) {
+            return ring;
+        }
+    }
+    return rwv_send.allocated[r] < mca_btl_rwv_component.send_rings ? rwv_send_ring_new (rail) : NULL;
+}
+
+/* CONN has no ring: one, if it has sent enough since it last asked. */
+static mca_btl_rwv_send_ring_t *rwv_send_ring_ask (mca_btl_rwv_conn_t *conn)
+{
+    mca_btl_rwv_send_ring_t *ring;
+
+    if (conn->peer.send_seq - conn->send_ring_asked < MCA_BTL_RWV_SEND_RING_AFTER ||
+        0 == mca_btl_rwv_component.send_rings || NULL == conn->rail->ops->write_quiet) {
+        return NULL;
+    }
+    conn->send_ring_asked = conn->peer.send_seq;
+    if (NULL != (ring = rwv_send_ring_find (conn->rail))) {
+        ring->owner = conn;
+        ring->last_use = rwv_send_ring_clock ();
+        conn->send_ring = ring;
+    }
+    return ring;
+}
+
+unsigned char *mca_btl_rwv_send_ring_entry (mca_btl_rwv_conn_t *conn, size_t len)
+{
+    mca_btl_rwv_send_ring_t *ring = conn->send_ring;
+
+    if (OPAL_UNLIKELY(NULL == ring) && NULL == (ring = rwv_send_ring_ask (conn))) {
+        return NULL;
+    }
+    if (mca_btl_rwv_slot_bytes (len) > MCA_BTL_RWV_SEND_RING_ENTRY ||
+        conn->peer.send_seq - conn->peer.consumed >= MCA_BTL_RWV_SEND_RING_ENTRIES) {
+        return NULL;
+    }
+    return ring->base + ((conn->peer.send_seq + 1) & (MCA_BTL_RWV_SEND_RING_ENTRIES - 1)) * MCA_BTL_RWV_SEND_RING_ENTRY;
+}
+
+int mca_btl_rwv_send_ring_write (mca_btl_rwv_conn_t *conn, unsigned char *entry, size_t len, mca_btl_base_tag_t tag)
+{
+    mca_btl_rwv_send_ring_t *ring = conn->send_ring;
+    size_t total = mca_btl_rwv_build (conn, entry, len, tag, 0, NULL);
+    int rc;
+
+    rc = conn->rail->ops->write_quiet (conn, entry, total, ring->desc, mca_btl_rwv_slot_raddr (conn, total),
+                                       conn->peer.ring_rkey, conn->peer.notify_imm, mca_btl_rwv_imm (conn));
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    ring->last_use = rwv_send_ring_clock ();
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_SEND_RING);
+    mca_btl_rwv_sent (conn);
+    return OPAL_SUCCESS;
+}
+
+void mca_btl_rwv_send_ring_release (mca_btl_rwv_conn_t *conn)
+{
+    if (NULL != conn->send_ring) {
+        conn->send_ring->owner = NULL;
+        conn->send_ring = NULL;
+    }
+    conn->send_ring_asked = 0; /* its messages count from zero again */
+}
+
+uint64_t mca_btl_rwv_send_ring_bytes (void)
+{
+    uint64_t bytes = 0;
+
+    for (int r = 0 ; r < MCA_BTL_RWV_MAX_RAILS ; ++r) {
+        bytes += (uint64_t) rwv_send.allocated[r] * rwv_send_ring_size ();
+    }
+    return bytes;
+}
+
+void mca_btl_rwv_send_ring_fini (void)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    for (int r = 0 ; r < MCA_BTL_RWV_MAX_RAILS ; ++r) {
+        for (int i = 0 ; i < rwv_send.allocated[r] ; ++i) {
+            module->rails[r]->ops->mr_dereg (module->rails[r], rwv_send.rings[r][i].mr);
+            free (rwv_send.rings[r][i].base);
+        }
+        free (rwv_send.rings[r]);
+    }
+    memset (&rwv_send, 0, sizeof (rwv_send));
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause (see LICENSE) */
+/* Send rings: a busy connection's messages packed where they are written
+ * from, freed by its credits (btl_rwv_send_ring.c). */
+#ifndef MCA_BTL_RWV_SEND_RING_H
+#define MCA_BTL_RWV_SEND_RING_H
+
+#include "btl_rwv_conn.h"
+
+BEGIN_C_DECLS
+
+/* Entries of a send ring: a power of two, so that a message's entry is its
+ * number masked; as many as btl_rwv_eager_slots by default. */
+#define MCA_BTL_RWV_SEND_RING_ENTRIES 16
+/* Bytes of an entry: an 8 KiB message with ob1's header and ours.  Past
+ * that the copy costs more than the frag the ring saves. */
+#define MCA_BTL_RWV_SEND_RING_ENTRY (8192 + 256)
+
+typedef struct mca_btl_rwv_send_ring_t {
+    unsigned char *base;
+    void *mr;
+    void *desc;
+    mca_btl_rwv_conn_t *owner;  /* NULL: free */
+    uint64_t last_use;          /* the process's eager messages at its last one (idle holders give it up) */
+} mca_btl_rwv_send_ring_t;
+
+/* With the lock, for the immediate send: where to pack a message of LEN
+ * bytes (ob1's header and payload) that CONN, a one-rail connection that
+ * can write now and whose peer's slot fits it, sends next; NULL to send it
+ * as a frag. */
+unsigned char *mca_btl_rwv_send_ring_entry (mca_btl_rwv_conn_t *conn, size_t len);
+/* With the lock: the message packed into ENTRY, written with no completion. */
+int mca_btl_rwv_send_ring_write (mca_btl_rwv_conn_t *conn, unsigned char *entry, size_t len, mca_btl_base_tag_t tag);
+/* CONN is closed or starts afresh (the transport reads no more of its
+ * writes): its send ring goes back to the rail. */
+void mca_btl_rwv_send_ring_release (mca_btl_rwv_conn_t *conn);
+/* Bytes of send ring allocated, every rail. */
+uint64_t mca_btl_rwv_send_ring_bytes (void);
+void mca_btl_rwv_send_ring_fini (void);
+
+END_C_DECLS
+
+#endif /* MCA_BTL_RWV_SEND_RING_H */
