@@ -155,7 +155,10 @@ static mca_btl_rwv_send_ring_t *rwv_send_ring_ask (mca_btl_rwv_conn_t *conn)
     return ring;
 }
 
-unsigned char *mca_btl_rwv_send_ring_entry (mca_btl_rwv_conn_t *conn, size_t len)
+/* The entry of CONN's next message, or NULL when it has no ring, the
+ * message does not fit an entry, or as many of its messages as the ring
+ * has entries are unconsumed (the peer's ring may have more slots). */
+static unsigned char *rwv_send_ring_entry (mca_btl_rwv_conn_t *conn, size_t len)
 {
     mca_btl_rwv_send_ring_t *ring = conn->send_ring;
 
@@ -169,18 +172,24 @@ unsigned char *mca_btl_rwv_send_ring_entry (mca_btl_rwv_conn_t *conn, size_t len
     return ring->base + ((conn->peer.send_seq + 1) & (MCA_BTL_RWV_SEND_RING_ENTRIES - 1)) * MCA_BTL_RWV_SEND_RING_ENTRY;
 }
 
-int mca_btl_rwv_send_ring_write (mca_btl_rwv_conn_t *conn, unsigned char *entry, size_t len, mca_btl_base_tag_t tag)
+int mca_btl_rwv_send_ring_send (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor, const void *header,
+                                size_t header_size, size_t payload_size, mca_btl_base_tag_t tag)
 {
-    mca_btl_rwv_send_ring_t *ring = conn->send_ring;
-    size_t total = mca_btl_rwv_build (conn, entry, len, tag, 0, NULL);
+    size_t len = header_size + payload_size, total;
+    unsigned char *entry = rwv_send_ring_entry (conn, len);
     int rc;
 
-    rc = conn->rail->ops->write_quiet (conn, entry, total, ring->desc, mca_btl_rwv_slot_raddr (conn, total),
+    if (NULL == entry) {
+        return OPAL_ERR_NOT_AVAILABLE;
+    }
+    mca_btl_rwv_pack_inline (entry, convertor, header, header_size, payload_size);
+    total = mca_btl_rwv_build (conn, entry, len, tag, 0, NULL);
+    rc = conn->rail->ops->write_quiet (conn, entry, total, conn->send_ring->desc, mca_btl_rwv_slot_raddr (conn, total),
                                        conn->peer.ring_rkey, conn->peer.notify_imm, mca_btl_rwv_imm (conn));
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
-    ring->last_use = rwv_send_ring_clock ();
+    conn->send_ring->last_use = rwv_send_ring_clock ();
     mca_btl_rwv_count (MCA_BTL_RWV_COUNT_SEND_RING);
     mca_btl_rwv_sent (conn);
     return OPAL_SUCCESS;

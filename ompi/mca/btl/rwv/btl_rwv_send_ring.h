@@ -4,6 +4,8 @@
 #ifndef MCA_BTL_RWV_SEND_RING_H
 #define MCA_BTL_RWV_SEND_RING_H
 
+#include "opal/datatype/opal_convertor.h"
+
 #include "btl_rwv_conn.h"
 
 BEGIN_C_DECLS
@@ -23,13 +25,14 @@ typedef struct mca_btl_rwv_send_ring_t {
     uint64_t last_use;          /* the process's eager messages at its last one (idle holders give it up) */
 } mca_btl_rwv_send_ring_t;
 
-/* With the lock, for the immediate send: where to pack a message of LEN
- * bytes (ob1's header and payload) that CONN, a one-rail connection that
- * can write now and whose peer's slot fits it, sends next; NULL to send it
- * as a frag. */
-unsigned char *mca_btl_rwv_send_ring_entry (mca_btl_rwv_conn_t *conn, size_t len);
-/* With the lock: the message packed into ENTRY, written with no completion. */
-int mca_btl_rwv_send_ring_write (mca_btl_rwv_conn_t *conn, unsigned char *entry, size_t len, mca_btl_base_tag_t tag);
+/* With the lock, for the immediate send to CONN, a one-rail connection
+ * that can write now and whose peer's slot fits the message: ob1's header
+ * and payload packed into CONN's send ring and written from there with no
+ * completion.  OPAL_ERR_NOT_AVAILABLE: CONN has no ring or the message
+ * does not go there (send it as a frag); another error: the transport is
+ * full. */
+int mca_btl_rwv_send_ring_send (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor, const void *header,
+                                size_t header_size, size_t payload_size, mca_btl_base_tag_t tag);
 /* CONN is closed or starts afresh (the transport reads no more of its
  * writes): its send ring goes back to the rail. */
 void mca_btl_rwv_send_ring_release (mca_btl_rwv_conn_t *conn);

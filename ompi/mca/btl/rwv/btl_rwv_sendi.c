@@ -23,28 +23,6 @@
 #include "btl_rwv_shm.h"
 #include "btl_rwv_slot.h"
 
-/* Pack the PML header and payload into `buf'. */
-static void mca_btl_rwv_pack_inline (unsigned char *buf, opal_convertor_t *convertor, const void *header,
-                                     size_t header_size, size_t payload_size)
-{
-    struct iovec iov = {.iov_base = buf + header_size, .iov_len = payload_size};
-    uint32_t iov_count = 1;
-    size_t max_data = payload_size;
-
-    memcpy (buf, header, header_size);
-    if (0 == payload_size) {
-        return;
-    }
-    if (!opal_convertor_need_buffers (convertor)) {
-        void *data;
-
-        opal_convertor_get_current_pointer (convertor, &data); /* contiguous: one copy, no pack call */
-        memcpy (buf + header_size, data, payload_size);
-        return;
-    }
-    (void) opal_convertor_pack (convertor, &iov, &iov_count, &max_data);
-}
-
 /* A small message to a peer whose ring we share is packed here first and
  * then stored in one burst: the peer spins on that cache line, and every
  * store into it between its reads would take the line back from it. */
@@ -115,7 +93,6 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
     size_t len = header_size + payload_size;
     mca_btl_rwv_conn_t *conn = NULL;
     mca_btl_rwv_frag_t *frag;
-    unsigned char *entry;
     int rc = OPAL_ERR_OUT_OF_RESOURCE;
 
     MCA_BTL_RWV_LOCK(module);
@@ -138,9 +115,10 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
             rc = mca_btl_rwv_inject (conn, buf, len, tag, 0);
         } else if (small) {
             rc = mca_btl_rwv_inject_kept (conn, convertor, header, header_size, payload_size, tag);
-        } else if (fits && endpoint->num_rails <= 1 && NULL != (entry = mca_btl_rwv_send_ring_entry (conn, len))) {
-            mca_btl_rwv_pack_inline (entry, convertor, header, header_size, payload_size);
-            rc = mca_btl_rwv_send_ring_write (conn, entry, len, tag);
+        } else if (fits && endpoint->num_rails <= 1 &&
+                   OPAL_ERR_NOT_AVAILABLE != (rc = mca_btl_rwv_send_ring_send (conn, convertor, header, header_size,
+                                                                              payload_size, tag))) {
+            /* sent, or the transport is full and the PML falls back to btl_send */
         } else if (NULL != (frag = mca_btl_rwv_frag_alloc_sized (endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, len))) {
             mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
             frag->segments[0].seg_len = len;

@@ -2,15 +2,18 @@
 /*
  * Where an eager message lands in the peer's ring, the header that ends
  * it, and the two pieces of a message sent in place with the PML's header
- * last (btl_rwv_wire.h): shared by the send path (btl_rwv_send.c) and
- * the immediate send (btl_rwv_sendi.c), inline because every message
- * takes them.
+ * last (btl_rwv_wire.h), and the packing of what ob1 hands btl_sendi:
+ * shared by the send path (btl_rwv_send.c), the immediate send
+ * (btl_rwv_sendi.c) and the send rings (btl_rwv_send_ring.c), inline
+ * because every message takes them.
  */
 #ifndef MCA_BTL_RWV_SLOT_H
 #define MCA_BTL_RWV_SLOT_H
 
 #include <string.h>
 #include <sys/uio.h>
+
+#include "opal/datatype/opal_convertor.h"
 
 #include "btl_rwv_conn.h"
 #include "btl_rwv_frag.h"
@@ -74,6 +77,28 @@ static inline size_t mca_btl_rwv_build (mca_btl_rwv_conn_t *conn, unsigned char 
 
     memcpy (buf + MCA_BTL_RWV_PAD8(len), &hdr, sizeof (hdr));
     return mca_btl_rwv_slot_bytes (len);
+}
+
+/* Pack the PML header and payload handed to btl_sendi into `buf'. */
+static inline void mca_btl_rwv_pack_inline (unsigned char *buf, opal_convertor_t *convertor, const void *header,
+                                            size_t header_size, size_t payload_size)
+{
+    struct iovec iov = {.iov_base = buf + header_size, .iov_len = payload_size};
+    uint32_t iov_count = 1;
+    size_t max_data = payload_size;
+
+    memcpy (buf, header, header_size);
+    if (0 == payload_size) {
+        return;
+    }
+    if (!opal_convertor_need_buffers (convertor)) {
+        void *data;
+
+        opal_convertor_get_current_pointer (convertor, &data); /* contiguous: one copy, no pack call */
+        memcpy (buf + header_size, data, payload_size);
+        return;
+    }
+    (void) opal_convertor_pack (convertor, &iov, &iov_count, &max_data);
 }
 
 /* Can FRAG, in place, go to CONN's rail with the PML's header after its
