@@ -160,7 +160,7 @@ static int rwv_poll_rings (bool *cq_wanted)
 int mca_btl_rwv_progress (void)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    bool cq_wanted[MCA_BTL_RWV_MAX_RAILS] = {false}, any_cq_wanted = false;
+    bool cq_wanted[MCA_BTL_RWV_MAX_RAILS] = {false}, any_cq_wanted = false, landed = false;
     int count;
 
     if (NULL == module) {
@@ -177,13 +177,16 @@ int mca_btl_rwv_progress (void)
         if (cq_wanted[i] || 0 == (module->progress_calls & MCA_BTL_RWV_CQ_POLL_MASK_SHARED)) {
             count += module->rails[i]->ops->poll_completions (module->rails[i]);
             any_cq_wanted |= cq_wanted[i];
+            landed |= cq_wanted[i] && module->rails[i]->lands_in_poll;
         }
     }
-    if (0 == count && any_cq_wanted) {
+    if (0 == count && landed) {
         /* libfabric's tcp provider lands a peer's ring writes while its
          * completion queue is read, with no entry for a hot ring: seen
          * only next time, the message would first cost opal_progress's
-         * sched_yield, once per message for a receiver that keeps up */
+         * sched_yield, once per message for a receiver that keeps up.  A
+         * device lands them whenever they come: a second look there only
+         * doubled what an empty pass costs */
         count = rwv_poll_rings (cq_wanted);
     }
     if (!opal_list_is_empty (&module->stored)) {

@@ -207,6 +207,8 @@ struct mca_btl_rwv_rail_t {
     bool virt_addr;                 /* remote addresses are virtual, not offsets */
     bool ordered_placement;         /* a write's bytes land in order: poll mode is safe */
     bool reads_after_writes;        /* a read sees every earlier write on its connection (FI_ORDER_RAW, iWARP) */
+    bool lands_in_poll;             /* peers' writes land only while poll_completions runs (a libfabric
+                                     * provider with manual data progress: tcp), not by the device */
     bool tcp_paced;                 /* the rail is the kernel's TCP under bbr, which paces (btl_rwv_batch_copy_max) */
     bool probe_tcp;                 /* peers listen on TCP sockets of their kernel: a silent one can be probed
                                      * (btl_rwv_probe.h) */

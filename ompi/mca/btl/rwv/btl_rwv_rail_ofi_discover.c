@@ -315,6 +315,8 @@ static mca_btl_rwv_rail_t *ofi_rail_open (struct fi_info *info, int family, int 
     /* tcp (net in libfabric 1.17) listens on a kernel TCP socket */
     rail->super.probe_tcp = 0 == strcmp (info->fabric_attr->prov_name, "tcp") ||
         0 == strcmp (info->fabric_attr->prov_name, "net");
+    /* libfabric 2.x's tcp says FI_PROGRESS_AUTO, and still reads its sockets in the caller's calls */
+    rail->super.lands_in_poll = FI_PROGRESS_MANUAL == info->domain_attr->data_progress || rail->super.probe_tcp;
     snprintf (rail->super.name, sizeof (rail->super.name), "ofi/%s %s %s", info->fabric_attr->prov_name,
               info->domain_attr->name, mca_btl_rwv_ip_ntop (ip, text, sizeof (text)));
     return &rail->super;
