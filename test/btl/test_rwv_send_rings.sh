@@ -19,7 +19,12 @@
 #    (how many find a credit at once, and so go from the ring, depends on
 #    when the peer's credits come: 0.16-0.6 seen);
 #  - with btl_rwv_send_rings 0, and to a peer over 2 rails (its messages
-#    are kept as frags for a replay), none goes from a send ring.
+#    are kept as frags for a replay), none goes from a send ring;
+#  - 2 ranks per node, each streaming to a rank of the other node, then
+#    half way to the other one (test_small_stream -r): the new connection
+#    takes a send ring of its own beside the old one's, and with one send
+#    ring per rail (btl_rwv_send_rings 1) none, since the old connection
+#    keeps its ring until it closes (the bound holds).
 set -u
 . "$(dirname "$0")/../cluster/cluster.sh"
 . "$(dirname "$0")/../lib.sh"
@@ -30,20 +35,21 @@ trap 'rm -f "$out" "$err"; cluster_down' EXIT
 two=(-np 2 --map-by node --mca btl self,rwv)
 
 # LABEL MIN MAX mpirun-and-stream-args...: ok when every byte arrived
-# right and the share of messages from a send ring is within [MIN, MAX].
+# right and the share of messages from a send ring is within [MIN, MAX]
+# (WHICH: the line of the share to read, by default the whole job's).
 stream () {
-    local label=$1 min=$2 max=$3 rc share
+    local label=$1 min=$2 max=$3 which=${WHICH:-from a send ring} rc share
     shift 3
     run_job 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' job "$(dirname "$0")/../cluster/cluster.sh" "$@" \
         > "$out" 2> "$err"
     rc=$?
-    share=$(sed -n 's/^# from a send ring per message //p' "$out")
+    share=$(sed -n "s/^# $which per message //p" "$out")
     if [ "$rc" -ne 0 ] || ! grep -q '^ok - ' "$out" || [ -z "$share" ]; then
         echo "not ok - $label: exit $rc"; cat "$out"; grep -v '^$' "$err" | tail -8
     elif ! awk -v s="$share" -v lo="$min" -v hi="$max" 'BEGIN {exit !(s >= lo && s <= hi)}'; then
-        echo "not ok - $label: a share of $share from a send ring, outside [$min, $max]"
+        echo "not ok - $label: a share of $share $which, outside [$min, $max]"
     else
-        echo "ok - $label: $(sed -n 's/^ok - //p' "$out"), a share of $share from a send ring"
+        echo "ok - $label: $(sed -n 's/^ok - //p' "$out"), a share of $share $which"
     fi
 }
 
@@ -59,6 +65,13 @@ stream "cold rings of 3 slots (btl_rwv_hot_peers 0), 200 B in windows of 2" 0.01
     "${two[@]}" --mca btl_rwv_hot_peers 0 "$bin" -n 400 -s 200 -w 2
 stream "btl_rwv_send_rings 0: none from a send ring" 0 0 \
     "${two[@]}" --mca btl_rwv_send_rings 0 "$bin" -n 100 -s 200 -w 8
+turn=(-np 4 --map-by ppr:2:node --mca btl self,vader,rwv --mca mpi_yield_when_idle 1)
+WHICH="from a send ring after the turn" stream \
+    "2 x 2 ranks, each rank's peer changes half way: the new connection takes a ring of its own" \
+    0.3 1 "${turn[@]}" "$bin" -n 200 -s 200 -w 8 -r
+WHICH="from a send ring after the turn" stream \
+    "the same with btl_rwv_send_rings 1: the old connection keeps the only ring" \
+    0 0 "${turn[@]}" --mca btl_rwv_send_rings 1 "$bin" -n 200 -s 200 -w 8 -r
 cluster_down
 cluster_up 2 2 || exit $?
 stream "a peer over 2 rails: none from a send ring (its messages are kept for a replay)" 0 0 \

@@ -16,7 +16,12 @@
  * FILE: the stream goes on after COUNT windows until FILE exists.  -s
  * SIZE: every message SIZE bytes (at most 1 MiB) instead.  -w WINDOW:
  * windows of WINDOW sends (at most 64), e.g. few enough for the peer's
- * credits, so that every message is written at once.
+ * credits, so that every message is written at once.  -r: half way, the
+ * pairs turn (rank i of the first half streams to the next rank of the
+ * second half), so that a process's busy connection changes: with 4 ranks
+ * or more, each then has a new peer; rank 0 prints the share of eager
+ * messages written from a send ring after the turn ("# from a send ring
+ * after the turn per message X").
  * At the end rank 0 prints "ok - ..." and, when btl/rwv carried it, the
  * rail writes per eager message over every rank ("# writes per message X"),
  * the share of eager messages sent from the application's buffer
@@ -24,7 +29,7 @@
  * message ("# completions per message X"), and the share written from
  * a connection's send ring ("# from a send ring per message X").
  *
- *   test_small_stream [-n WINDOWS] [-b] [-p SECONDS] [-t TICK] [-f FILE] [-s SIZE] [-w WINDOW]
+ *   test_small_stream [-n WINDOWS] [-b] [-p SECONDS] [-t TICK] [-f FILE] [-s SIZE] [-w WINDOW] [-r]
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -99,6 +104,12 @@ static void counters_open (counters_t *c, const char *num_name, const char *den_
     }
 }
 
+/* Rank i of the first half and rank half + (i + SHIFT) mod half pair up. */
+static int partner (int rank, int half, int shift)
+{
+    return rank < half ? half + (rank + shift) % half : (rank - half - shift % half + half) % half;
+}
+
 /* The first counter over the second, each summed over every rank; -1 without rwv. */
 static double counters_ratio (counters_t *c)
 {
@@ -118,7 +129,7 @@ static double counters_ratio (counters_t *c)
 
 int main (int argc, char **argv)
 {
-    int rank, nprocs, opt, windows = 200, window = MAX_WINDOW, both = 0, pause_s = 0, tick = 0, provided;
+    int rank, nprocs, opt, windows = 200, window = MAX_WINDOW, both = 0, pause_s = 0, tick = 0, turn = 0, provided;
     const char *until = NULL;
     long wrong = 0, total_wrong = 0;
     uint64_t messages = 0;
@@ -127,7 +138,7 @@ int main (int argc, char **argv)
     MPI_T_init_thread (MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &nprocs);
-    while (-1 != (opt = getopt (argc, argv, "n:bp:t:f:s:w:"))) {
+    while (-1 != (opt = getopt (argc, argv, "n:bp:t:f:s:w:r"))) {
         switch (opt) {
         case 'n': windows = atoi (optarg); break;
         case 'b': both = 1; break;
@@ -136,23 +147,24 @@ int main (int argc, char **argv)
         case 'f': until = optarg; break;
         case 's': fixed_size = atol (optarg); break;
         case 'w': window = atoi (optarg); break;
+        case 'r': turn = 1; break;
         default: MPI_Abort (MPI_COMM_WORLD, 2);
         }
     }
     if (nprocs % 2 || windows < 2 || fixed_size > MAX_FIXED_SIZE || window < 1 || window > MAX_WINDOW) {
         if (0 == rank) {
             fprintf (stderr, "usage: mpirun -np 2N %s [-n WINDOWS>=2] [-b] [-p SECONDS] [-t TICK] [-f FILE] "
-                     "[-s SIZE<=%d] [-w WINDOW<=%d]\n", argv[0], MAX_FIXED_SIZE, MAX_WINDOW);
+                     "[-s SIZE<=%d] [-w WINDOW<=%d] [-r]\n", argv[0], MAX_FIXED_SIZE, MAX_WINDOW);
         }
         MPI_Abort (MPI_COMM_WORLD, 2);
     }
 
-    int half = nprocs / 2, peer = rank < half ? rank + half : rank - half;
+    int half = nprocs / 2, peer = partner (rank, half, 0);
     int sends = rank < half || both, recvs = rank >= half || both;
     size_t stride = fixed_size > MAX_SIZE ? (size_t) fixed_size : MAX_SIZE;
     unsigned char *sbuf = malloc ((size_t) window * stride), *rbuf = malloc ((size_t) window * stride);
     int go_on = 1;
-    counters_t counters, in_place, completions, send_ring;
+    counters_t counters, in_place, completions, send_ring, after_turn;
 
     counters_open (&counters, "btl_rwv_writes_posted", "btl_rwv_eager_messages");
     counters_open (&in_place, "btl_rwv_eager_in_place", "btl_rwv_eager_messages");
@@ -163,6 +175,10 @@ int main (int argc, char **argv)
         MPI_Request req[2 * MAX_WINDOW];
         int n = 0;
 
+        if (turn && w == windows / 2) {
+            peer = partner (rank, half, 1);
+            counters_open (&after_turn, "btl_rwv_eager_from_send_ring", "btl_rwv_eager_messages");
+        }
         if (recvs && pause_s && w == windows / 2) {
             sleep ((unsigned) pause_s); /* the sender's messages pile up meanwhile */
         }
@@ -194,6 +210,7 @@ int main (int argc, char **argv)
     MPI_Reduce (&wrong, &total_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     double writes = counters_ratio (&counters), gathered = counters_ratio (&in_place);
     double completed = counters_ratio (&completions), from_ring = counters_ratio (&send_ring);
+    double ring_after_turn = turn ? counters_ratio (&after_turn) : -1.0;
 
     if (0 == rank) {
         char what[64];
@@ -217,6 +234,9 @@ int main (int argc, char **argv)
         }
         if (from_ring >= 0) {
             printf ("# from a send ring per message %.3f\n", from_ring);
+        }
+        if (ring_after_turn >= 0) {
+            printf ("# from a send ring after the turn per message %.3f\n", ring_after_turn);
         }
     }
     free (sbuf);

@@ -128,8 +128,8 @@ static const rwv_param_t rwv_params[] = {
     RWV_INT(send_rings, 8, 0, 65535, 1, "use 0 to 65535 send rings per rail",
       "Connections per rail whose eager messages of up to 8 KiB are packed into a send ring of "
       "their own, registered once (16 entries of 8,448 bytes, 135,168 bytes a ring), instead of a "
-      "send buffer taken, kept and given back per message: the first to have sent 64 messages, "
-      "and later whoever asks while a holder is idle. Only for peers reached over one rail, on a "
+      "send buffer taken, kept and given back per message: the first to have sent 64 messages, each "
+      "keeping its ring until it closes. Only for peers reached over one rail, on a "
       "rail that writes without a completion (both backends). Send memory per rail grows by at "
       "most send_rings x 135,168 bytes (about 1 MiB by default). 0: no send rings"),
     RWV_CHOICE(eager_mode, "auto", &rwv_eager_mode_string, rwv_eager_modes, "use auto, poll or cq",

@@ -22,10 +22,12 @@
  * whose writes can go without a completion; a peer on this node is
  * written by stores into the ring we share.  Each rail has at most
  * btl_rwv_send_rings: a connection asks after MCA_BTL_RWV_SEND_RING_AFTER
- * messages and again every as many, and gets a free ring, or one whose
- * holder has nothing unconsumed and has written nothing through it while
- * this process sent MCA_BTL_RWV_SEND_RING_IDLE messages.  A ring goes back
- * when its connection closes or starts afresh.
+ * messages and again every as many, and gets a free ring while there is
+ * one.  A ring goes back when its connection closes or starts afresh, not
+ * when it falls idle: the last messages of an idle connection are never
+ * proven consumed (the peer reports credits after half its ring, or with
+ * a message of its own), so nothing proves the transport done with their
+ * entries.
  * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
@@ -43,11 +45,9 @@
 #include "btl_rwv_slot.h"
 
 /* Messages between a connection's asks for a ring: a pair that streams
- * asks at once, an all-to-all's one message per pair never does. */
+ * has one after its first 64, an all-to-all's one message per pair never
+ * asks. */
 #define MCA_BTL_RWV_SEND_RING_AFTER 64
-/* The process's eager messages since a holder's last one through its ring,
- * after which the ring may go to a connection that asks. */
-#define MCA_BTL_RWV_SEND_RING_IDLE 4096
 
 static struct {
     mca_btl_rwv_send_ring_t *rings[MCA_BTL_RWV_MAX_RAILS];  /* btl_rwv_send_rings each, allocated on first use */
@@ -57,11 +57,6 @@ static struct {
 static size_t rwv_send_ring_size (void)
 {
     return (size_t) MCA_BTL_RWV_SEND_RING_ENTRIES * MCA_BTL_RWV_SEND_RING_ENTRY;
-}
-
-static uint64_t rwv_send_ring_clock (void)
-{
-    return mca_btl_rwv_component.module->counters[MCA_BTL_RWV_COUNT_EAGER];
 }
 
 /* Once per rail: its connections go on sending through frags. */
@@ -106,32 +101,15 @@ static mca_btl_rwv_send_ring_t *rwv_send_ring_new (mca_btl_rwv_rail_t *rail)
     return ring;
 }
 
-/* May RING's holder give it up: nothing of it unconsumed (the transport
- * is done with every entry), and idle a while. */
-static bool rwv_send_ring_idle (const mca_btl_rwv_send_ring_t *ring)
-{
-    const mca_btl_rwv_conn_t *owner = ring->owner;
-
-    return owner->peer.consumed == owner->peer.send_seq &&
-        rwv_send_ring_clock () - ring->last_use > MCA_BTL_RWV_SEND_RING_IDLE;
-}
-
-/* A ring of RAIL for a connection that asks: a free one, one an idle
- * holder gives up, or a new one while the rail has fewer than
- * btl_rwv_send_rings; NULL if none. */
+/* A ring of RAIL for a connection that asks: a free one, or a new one
+ * while the rail has fewer than btl_rwv_send_rings; NULL if none. */
 static mca_btl_rwv_send_ring_t *rwv_send_ring_find (mca_btl_rwv_rail_t *rail)
 {
     int r = rail->index;
 
     for (int i = 0 ; i < rwv_send.allocated[r] ; ++i) {
-        mca_btl_rwv_send_ring_t *ring = &rwv_send.rings[r][i];
-
-        if (NULL != ring->owner && rwv_send_ring_idle (ring)) {
-            ring->owner->send_ring = NULL;
-            ring->owner = NULL;
-        }
-        if (NULL == ring->owner) {
-            return ring;
+        if (NULL == rwv_send.rings[r][i].owner) {
+            return &rwv_send.rings[r][i];
         }
     }
     return rwv_send.allocated[r] < mca_btl_rwv_component.send_rings ? rwv_send_ring_new (rail) : NULL;
@@ -149,7 +127,6 @@ static mca_btl_rwv_send_ring_t *rwv_send_ring_ask (mca_btl_rwv_conn_t *conn)
     conn->send_ring_asked = conn->peer.send_seq;
     if (NULL != (ring = rwv_send_ring_find (conn->rail))) {
         ring->owner = conn;
-        ring->last_use = rwv_send_ring_clock ();
         conn->send_ring = ring;
     }
     return ring;
@@ -189,7 +166,6 @@ int mca_btl_rwv_send_ring_send (mca_btl_rwv_conn_t *conn, opal_convertor_t *conv
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
-    conn->send_ring->last_use = rwv_send_ring_clock ();
     mca_btl_rwv_count (MCA_BTL_RWV_COUNT_SEND_RING);
     mca_btl_rwv_sent (conn);
     return OPAL_SUCCESS;

@@ -22,7 +22,6 @@ typedef struct mca_btl_rwv_send_ring_t {
     void *mr;
     void *desc;
     mca_btl_rwv_conn_t *owner;  /* NULL: free */
-    uint64_t last_use;          /* the process's eager messages at its last one (idle holders give it up) */
 } mca_btl_rwv_send_ring_t;
 
 /* With the lock, for the immediate send to CONN, a one-rail connection

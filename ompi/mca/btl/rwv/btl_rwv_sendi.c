@@ -81,9 +81,9 @@ static int mca_btl_rwv_inject_kept (mca_btl_rwv_conn_t *conn, opal_convertor_t *
 }
 
 /* Send at once, without a descriptor round trip through the PML: injected
- * when small, else from the connection's send ring or a registered buffer.  When the connection cannot
- * take it yet, hand the PML a descriptor so it falls back to send(), which
- * queues. */
+ * when small, else from the connection's send ring or a registered
+ * buffer.  When the connection cannot take it yet, hand the PML a
+ * descriptor so it falls back to send(), which queues. */
 int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endpoint,
                        opal_convertor_t *convertor, void *header, size_t header_size,
                        size_t payload_size, uint8_t order, uint32_t flags, mca_btl_base_tag_t tag,
