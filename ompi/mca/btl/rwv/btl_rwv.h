@@ -204,6 +204,7 @@ typedef struct mca_btl_rwv_module_t {
     int reports_pending;             /* failed rails not reported yet (btl_rwv_failover.c) */
     int conns_waiting;               /* connecting, accepting or awaiting the peer's attempt */
     uint64_t counters[MCA_BTL_RWV_COUNT_MAX];
+    uint64_t send_ring_bytes;        /* send rings allocated, every rail (btl_rwv_send_ring.c) */
 } mca_btl_rwv_module_t;
 
 typedef struct mca_btl_rwv_component_t {

@@ -2,7 +2,7 @@
 /*
  * What a job uses, as MPI_T performance variables (and ompi_info):
  * btl_rwv_eager_ring_bytes, the receive rings this process holds;
- * btl_rwv_send_ring_bytes, its send rings (btl_rwv_send_ring.c);
+ * btl_rwv_send_ring_bytes, its send rings (counted by btl_rwv_send_ring.c);
  * btl_rwv_peers_connected, the peers it has a live connection to;
  * btl_rwv_hot_peers, btl_rwv_promotions and btl_rwv_demotions, the hot
  * set's state (btl_rwv_hotset.c).  Read when asked, from the connection
@@ -20,11 +20,12 @@
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_pvars.h"
 #include "btl_rwv_hotset.h"
-#include "btl_rwv_send_ring.h"
 
 static int rwv_pvar_send_ring_bytes (const struct mca_base_pvar_t *pvar, void *value, void *obj)
 {
-    *(unsigned long *) value = (unsigned long) mca_btl_rwv_send_ring_bytes ();
+    const mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+
+    *(unsigned long *) value = NULL == module ? 0 : (unsigned long) module->send_ring_bytes;
     return OPAL_SUCCESS;
 }
 

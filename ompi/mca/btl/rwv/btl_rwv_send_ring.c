@@ -98,6 +98,7 @@ static mca_btl_rwv_send_ring_t *rwv_send_ring_new (mca_btl_rwv_rail_t *rail)
         return NULL;
     }
     rwv_send.allocated[r]++;
+    mca_btl_rwv_component.module->send_ring_bytes += rwv_send_ring_size ();
     return ring;
 }
 
@@ -180,16 +181,6 @@ void mca_btl_rwv_send_ring_release (mca_btl_rwv_conn_t *conn)
     conn->send_ring_asked = 0; /* its messages count from zero again */
 }
 
-uint64_t mca_btl_rwv_send_ring_bytes (void)
-{
-    uint64_t bytes = 0;
-
-    for (int r = 0 ; r < MCA_BTL_RWV_MAX_RAILS ; ++r) {
-        bytes += (uint64_t) rwv_send.allocated[r] * rwv_send_ring_size ();
-    }
-    return bytes;
-}
-
 void mca_btl_rwv_send_ring_fini (void)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
@@ -202,4 +193,5 @@ void mca_btl_rwv_send_ring_fini (void)
         free (rwv_send.rings[r]);
     }
     memset (&rwv_send, 0, sizeof (rwv_send));
+    module->send_ring_bytes = 0;
 }

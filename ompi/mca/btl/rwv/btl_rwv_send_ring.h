@@ -35,8 +35,6 @@ int mca_btl_rwv_send_ring_send (mca_btl_rwv_conn_t *conn, opal_convertor_t *conv
 /* CONN is closed or starts afresh (the transport reads no more of its
  * writes): its send ring goes back to the rail. */
 void mca_btl_rwv_send_ring_release (mca_btl_rwv_conn_t *conn);
-/* Bytes of send ring allocated, every rail. */
-uint64_t mca_btl_rwv_send_ring_bytes (void);
 void mca_btl_rwv_send_ring_fini (void);
 
 END_C_DECLS
