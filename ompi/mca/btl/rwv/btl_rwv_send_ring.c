@@ -44,6 +44,20 @@
 #include "btl_rwv_send_ring.h"
 #include "btl_rwv_slot.h"
 
+/* Entries of a send ring: a power of two, so that a message's entry is its
+ * number masked; as many as btl_rwv_eager_slots by default. */
+#define MCA_BTL_RWV_SEND_RING_ENTRIES 16
+/* Bytes of an entry: an 8 KiB message with ob1's header and ours.  Past
+ * that the copy costs more than the frag the ring saves. */
+#define MCA_BTL_RWV_SEND_RING_ENTRY (8192 + 256)
+
+typedef struct mca_btl_rwv_send_ring_t {
+    unsigned char *base;
+    void *mr;
+    void *desc;
+    mca_btl_rwv_conn_t *owner;  /* NULL: free */
+} mca_btl_rwv_send_ring_t;
+
 /* Messages between a connection's asks for a ring: a pair that streams
  * has one after its first 64, an all-to-all's one message per pair never
  * asks. */

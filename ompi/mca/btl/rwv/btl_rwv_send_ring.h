@@ -10,20 +10,6 @@
 
 BEGIN_C_DECLS
 
-/* Entries of a send ring: a power of two, so that a message's entry is its
- * number masked; as many as btl_rwv_eager_slots by default. */
-#define MCA_BTL_RWV_SEND_RING_ENTRIES 16
-/* Bytes of an entry: an 8 KiB message with ob1's header and ours.  Past
- * that the copy costs more than the frag the ring saves. */
-#define MCA_BTL_RWV_SEND_RING_ENTRY (8192 + 256)
-
-typedef struct mca_btl_rwv_send_ring_t {
-    unsigned char *base;
-    void *mr;
-    void *desc;
-    mca_btl_rwv_conn_t *owner;  /* NULL: free */
-} mca_btl_rwv_send_ring_t;
-
 /* With the lock, for the immediate send to CONN, a one-rail connection
  * that can write now and whose peer's slot fits the message: ob1's header
  * and payload packed into CONN's send ring and written from there with no
