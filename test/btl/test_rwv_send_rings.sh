@@ -23,8 +23,12 @@
 #  - 2 ranks per node, each streaming to a rank of the other node, then
 #    half way to the other one (test_small_stream -r): the new connection
 #    takes a send ring of its own beside the old one's, and with one send
-#    ring per rail (btl_rwv_send_rings 1) none, since the old connection
-#    keeps its ring until it closes (the bound holds).
+#    ring per rail (btl_rwv_send_rings 1) the old connection's: it still
+#    carries a broadcast message per window, too few to keep the ring
+#    from a connection that asks, which takes it once the old peer has
+#    reported the credits it kept back (rwv's counter of rings handed
+#    over: one per sender; none where each connection has a ring of its
+#    own; before, the old connection kept its ring until it closed).
 set -u
 . "$(dirname "$0")/../cluster/cluster.sh"
 . "$(dirname "$0")/../lib.sh"
@@ -36,20 +40,25 @@ two=(-np 2 --map-by node --mca btl self,rwv)
 
 # LABEL MIN MAX mpirun-and-stream-args...: ok when every byte arrived
 # right and the share of messages from a send ring is within [MIN, MAX]
-# (WHICH: the line of the share to read, by default the whole job's).
+# (WHICH: the line of the share to read, by default the whole job's;
+# HANDED="LO HI": the send rings handed over, summed over the ranks, too).
 stream () {
-    local label=$1 min=$2 max=$3 which=${WHICH:-from a send ring} rc share
+    local label=$1 min=$2 max=$3 which=${WHICH:-from a send ring} rc share handed
     shift 3
     run_job 300 bash -c '. "$1"; shift; cluster_mpirun "$@"' job "$(dirname "$0")/../cluster/cluster.sh" "$@" \
         > "$out" 2> "$err"
     rc=$?
     share=$(sed -n "s/^# $which per message //p" "$out")
-    if [ "$rc" -ne 0 ] || ! grep -q '^ok - ' "$out" || [ -z "$share" ]; then
+    handed=$(sed -n 's/^# send rings handed over //p' "$out")
+    if [ "$rc" -ne 0 ] || ! grep -q '^ok - ' "$out" || [ -z "$share" ] || [ -z "$handed" ]; then
         echo "not ok - $label: exit $rc"; cat "$out"; grep -v '^$' "$err" | tail -8
     elif ! awk -v s="$share" -v lo="$min" -v hi="$max" 'BEGIN {exit !(s >= lo && s <= hi)}'; then
         echo "not ok - $label: a share of $share $which, outside [$min, $max]"
+    elif [ -n "${HANDED:-}" ] && ! awk -v n="$handed" -v r="$HANDED" \
+            'BEGIN {split(r, b, " "); exit !(n >= b[1] && n <= b[2])}'; then
+        echo "not ok - $label: $handed send rings handed over, outside [${HANDED/ /, }]"
     else
-        echo "ok - $label: $(sed -n 's/^ok - //p' "$out"), a share of $share $which"
+        echo "ok - $label: $(sed -n 's/^ok - //p' "$out"), a share of $share $which, $handed rings handed over"
     fi
 }
 
@@ -66,12 +75,13 @@ stream "cold rings of 3 slots (btl_rwv_hot_peers 0), 200 B in windows of 2" 0.01
 stream "btl_rwv_send_rings 0: none from a send ring" 0 0 \
     "${two[@]}" --mca btl_rwv_send_rings 0 "$bin" -n 100 -s 200 -w 8
 turn=(-np 4 --map-by ppr:2:node --mca btl self,vader,rwv --mca mpi_yield_when_idle 1)
-WHICH="from a send ring after the turn" stream \
+WHICH="from a send ring after the turn" HANDED="0 0" stream \
     "2 x 2 ranks, each rank's peer changes half way: the new connection takes a ring of its own" \
     0.3 1 "${turn[@]}" "$bin" -n 200 -s 200 -w 8 -r
-WHICH="from a send ring after the turn" stream \
-    "the same with btl_rwv_send_rings 1: the old connection keeps the only ring" \
-    0 0 "${turn[@]}" --mca btl_rwv_send_rings 1 "$bin" -n 200 -s 200 -w 8 -r
+# the old connections go on carrying one broadcast message per window
+WHICH="from a send ring after the turn" HANDED="1 4" stream \
+    "the same with btl_rwv_send_rings 1: the old connection, now slow, hands the only ring on" \
+    0.3 1 "${turn[@]}" --mca btl_rwv_send_rings 1 "$bin" -n 200 -s 200 -w 8 -r
 cluster_down
 cluster_up 2 2 || exit $?
 stream "a peer over 2 rails: none from a send ring (its messages are kept for a replay)" 0 0 \

@@ -27,11 +27,14 @@
  * the share of eager messages sent from the application's buffer
  * ("# in place per message X") and the completions asked for per eager
  * message ("# completions per message X"), and the share written from
- * a connection's send ring ("# from a send ring per message X").
+ * a connection's send ring ("# from a send ring per message X"), and the
+ * send rings passed from one connection to another ("# send rings handed
+ * over N").
  *
  *   test_small_stream [-n WINDOWS] [-b] [-p SECONDS] [-t TICK] [-f FILE] [-s SIZE] [-w WINDOW] [-r]
  */
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,10 +113,10 @@ static int partner (int rank, int half, int shift)
     return rank < half ? half + (rank + shift) % half : (rank - half - shift % half + half) % half;
 }
 
-/* The first counter over the second, each summed over every rank; -1 without rwv. */
-static double counters_ratio (counters_t *c)
+/* Both counters, each summed over every rank into ALL; false without rwv. */
+static bool counters_sum (counters_t *c, unsigned long all[2])
 {
-    unsigned long mine[2] = {0, 0}, all[2];
+    unsigned long mine[2] = {0, 0};
     int found = c->found;
 
     for (int k = 0 ; k < 2 ; ++k) {
@@ -124,7 +127,15 @@ static double counters_ratio (counters_t *c)
     MPI_Allreduce (mine, all, 2, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce (MPI_IN_PLACE, &found, 1, MPI_INT, MPI_BAND, MPI_COMM_WORLD);
     MPI_T_pvar_session_free (&c->session);
-    return 3 == found && all[1] ? (double) all[0] / all[1] : -1.0;
+    return 3 == found;
+}
+
+/* The first counter over the second, each summed over every rank; -1 without rwv. */
+static double counters_ratio (counters_t *c)
+{
+    unsigned long all[2];
+
+    return counters_sum (c, all) && all[1] ? (double) all[0] / all[1] : -1.0;
 }
 
 int main (int argc, char **argv)
@@ -164,12 +175,15 @@ int main (int argc, char **argv)
     size_t stride = fixed_size > MAX_SIZE ? (size_t) fixed_size : MAX_SIZE;
     unsigned char *sbuf = malloc ((size_t) window * stride), *rbuf = malloc ((size_t) window * stride);
     int go_on = 1;
-    counters_t counters, in_place, completions, send_ring, after_turn;
+    counters_t counters, in_place, completions, send_ring, after_turn, handovers;
+    unsigned long handed[2] = {0, 0};
+    bool rwv_counts;
 
     counters_open (&counters, "btl_rwv_writes_posted", "btl_rwv_eager_messages");
     counters_open (&in_place, "btl_rwv_eager_in_place", "btl_rwv_eager_messages");
     counters_open (&completions, "btl_rwv_completions_requested", "btl_rwv_eager_messages");
     counters_open (&send_ring, "btl_rwv_eager_from_send_ring", "btl_rwv_eager_messages");
+    counters_open (&handovers, "btl_rwv_send_ring_handovers", "btl_rwv_eager_messages");
 
     for (int w = 0 ; go_on ; ++w) {
         MPI_Request req[2 * MAX_WINDOW];
@@ -211,6 +225,7 @@ int main (int argc, char **argv)
     double writes = counters_ratio (&counters), gathered = counters_ratio (&in_place);
     double completed = counters_ratio (&completions), from_ring = counters_ratio (&send_ring);
     double ring_after_turn = turn ? counters_ratio (&after_turn) : -1.0;
+    rwv_counts = counters_sum (&handovers, handed);
 
     if (0 == rank) {
         char what[64];
@@ -237,6 +252,9 @@ int main (int argc, char **argv)
         }
         if (ring_after_turn >= 0) {
             printf ("# from a send ring after the turn per message %.3f\n", ring_after_turn);
+        }
+        if (rwv_counts) {
+            printf ("# send rings handed over %lu\n", handed[0]);
         }
     }
     free (sbuf);

@@ -111,6 +111,9 @@ static void rwv_pvar_register_counters (const mca_base_component_t *component, i
         [MCA_BTL_RWV_COUNT_SEND_RING] = {"eager_from_send_ring",
             "Eager messages packed into their connection's send ring and written from there, with no send "
             "buffer taken or given back (btl_rwv_send_rings)"},
+        [MCA_BTL_RWV_COUNT_SEND_RING_HANDOVER] = {"send_ring_handovers",
+            "Send rings passed from a connection that had fallen idle to one that asked for a ring when every "
+            "ring of its rail was taken (btl_rwv_send_rings)"},
     };
 
     for (int i = 0 ; i < MCA_BTL_RWV_COUNT_MAX ; ++i) {

@@ -23,11 +23,14 @@
  * written by stores into the ring we share.  Each rail has at most
  * btl_rwv_send_rings: a connection asks after MCA_BTL_RWV_SEND_RING_AFTER
  * messages and again every as many, and gets a free ring while there is
- * one.  A ring goes back when its connection closes or starts afresh, not
- * when it falls idle: the last messages of an idle connection are never
- * proven consumed (the peer reports credits after half its ring, or with
- * a message of its own), so nothing proves the transport done with their
- * entries.
+ * one.  A ring goes back when its connection closes or starts afresh.
+ * When every ring is taken, an ask revokes the ring of a holder that sent
+ * fewer than a quarter as many messages since the last ask: it writes no
+ * more there (until it has sent as many as between asks), and a later ask
+ * takes the ring once the peer has consumed what it wrote there, which
+ * proves the transport done with those entries (the peer reports credits
+ * kept back too long, mca_btl_rwv_conn_report_late_credits).  The old
+ * holder asks again after as many messages as a new connection.
  * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
@@ -56,12 +59,10 @@ typedef struct mca_btl_rwv_send_ring_t {
     void *mr;
     void *desc;
     mca_btl_rwv_conn_t *owner;  /* NULL: free */
+    uint64_t owner_seq;         /* the owner's send_seq when an ask last found the ring taken */
+    bool revoked;               /* the owner sends too little: it writes no more into the ring */
+    uint64_t last_seq;          /* revoked: the owner's last message that may be in the ring */
 } mca_btl_rwv_send_ring_t;
-
-/* Messages between a connection's asks for a ring: a pair that streams
- * has one after its first 64, an all-to-all's one message per pair never
- * asks. */
-#define MCA_BTL_RWV_SEND_RING_AFTER 64
 
 static struct {
     mca_btl_rwv_send_ring_t *rings[MCA_BTL_RWV_MAX_RAILS];  /* btl_rwv_send_rings each, allocated on first use */
@@ -116,18 +117,86 @@ static mca_btl_rwv_send_ring_t *rwv_send_ring_new (mca_btl_rwv_rail_t *rail)
     return ring;
 }
 
-/* A ring of RAIL for a connection that asks: a free one, or a new one
- * while the rail has fewer than btl_rwv_send_rings; NULL if none. */
+/* A holder that sent fewer messages than this since the last ask found
+ * its ring taken sends too few to keep it from a connection that asks. */
+#define MCA_BTL_RWV_SEND_RING_SLOW (MCA_BTL_RWV_SEND_RING_AFTER / 4)
+
+/* Is every message RING's holder wrote from it consumed?  Its credit word
+ * is read nowhere else while it sends little (only once the credits known
+ * are spent); a bad one closes the connection, which frees the ring. */
+static bool rwv_send_ring_drained (mca_btl_rwv_send_ring_t *ring)
+{
+    mca_btl_rwv_conn_t *owner = ring->owner;
+
+    if (owner->peer.consumed < ring->last_seq) {
+        (void) mca_btl_rwv_conn_read_credit_word (owner);
+    }
+    return NULL == ring->owner || owner->peer.consumed >= ring->last_seq;
+}
+
+/* At an ask that found every ring taken: may RING pass to the asker?  A
+ * holder that sends little stops writing into it (revoked), and the ring
+ * passes once the peer has consumed what it wrote there. */
+static bool rwv_send_ring_yields (mca_btl_rwv_send_ring_t *ring)
+{
+    uint64_t seq = ring->owner->peer.send_seq, sent = seq - ring->owner_seq;
+
+    ring->owner_seq = seq;
+    if (!ring->revoked && sent < MCA_BTL_RWV_SEND_RING_SLOW) {
+        ring->revoked = true;
+        ring->last_seq = seq;
+    }
+    return ring->revoked && rwv_send_ring_drained (ring);
+}
+
+/* The ring a slow holder gives up: it asks again after as many messages
+ * as a new connection. */
+static mca_btl_rwv_send_ring_t *rwv_send_ring_take (mca_btl_rwv_send_ring_t *ring)
+{
+    if (NULL != ring->owner) {
+        ring->owner->send_ring = NULL;
+        ring->owner->send_ring_asked = ring->owner->peer.send_seq;
+        ring->owner = NULL;
+    }
+    ring->revoked = false;
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_SEND_RING_HANDOVER);
+    return ring;
+}
+
+/* A ring of RAIL for a connection that asks: a free one, a new one while
+ * the rail has fewer than btl_rwv_send_rings, or a slow holder's; NULL if
+ * none.  An ask comes every MCA_BTL_RWV_SEND_RING_AFTER messages of a
+ * connection without a ring, so the walks stay off the message path. */
 static mca_btl_rwv_send_ring_t *rwv_send_ring_find (mca_btl_rwv_rail_t *rail)
 {
     int r = rail->index;
+    mca_btl_rwv_send_ring_t *yielded = NULL;
 
     for (int i = 0 ; i < rwv_send.allocated[r] ; ++i) {
         if (NULL == rwv_send.rings[r][i].owner) {
             return &rwv_send.rings[r][i];
         }
     }
-    return rwv_send.allocated[r] < mca_btl_rwv_component.send_rings ? rwv_send_ring_new (rail) : NULL;
+    if (rwv_send.allocated[r] < mca_btl_rwv_component.send_rings) {
+        return rwv_send_ring_new (rail);
+    }
+    for (int i = 0 ; i < rwv_send.allocated[r] && NULL == yielded ; ++i) {
+        if (rwv_send_ring_yields (&rwv_send.rings[r][i])) {
+            yielded = &rwv_send.rings[r][i];
+        }
+    }
+    return NULL != yielded ? rwv_send_ring_take (yielded) : NULL;
+}
+
+/* CONN's ring was revoked: it is CONN's again once CONN has sent as many
+ * messages as a connection between asks, meanwhile through frags. */
+static bool rwv_send_ring_restored (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_send_ring_t *ring)
+{
+    if (conn->peer.send_seq - ring->last_seq < MCA_BTL_RWV_SEND_RING_AFTER) {
+        return false;
+    }
+    ring->revoked = false;
+    return true;
 }
 
 /* CONN has no ring: one, if it has sent enough since it last asked. */
@@ -142,6 +211,7 @@ static mca_btl_rwv_send_ring_t *rwv_send_ring_ask (mca_btl_rwv_conn_t *conn)
     conn->send_ring_asked = conn->peer.send_seq;
     if (NULL != (ring = rwv_send_ring_find (conn->rail))) {
         ring->owner = conn;
+        ring->owner_seq = conn->peer.send_seq;
         conn->send_ring = ring;
     }
     return ring;
@@ -155,6 +225,9 @@ static unsigned char *rwv_send_ring_entry (mca_btl_rwv_conn_t *conn, size_t len)
     mca_btl_rwv_send_ring_t *ring = conn->send_ring;
 
     if (OPAL_UNLIKELY(NULL == ring) && NULL == (ring = rwv_send_ring_ask (conn))) {
+        return NULL;
+    }
+    if (OPAL_UNLIKELY(ring->revoked) && !rwv_send_ring_restored (conn, ring)) {
         return NULL;
     }
     if (mca_btl_rwv_slot_bytes (len) > MCA_BTL_RWV_SEND_RING_ENTRY ||
@@ -190,6 +263,7 @@ void mca_btl_rwv_send_ring_release (mca_btl_rwv_conn_t *conn)
 {
     if (NULL != conn->send_ring) {
         conn->send_ring->owner = NULL;
+        conn->send_ring->revoked = false;
         conn->send_ring = NULL;
     }
     conn->send_ring_asked = 0; /* its messages count from zero again */
