@@ -9,10 +9,9 @@
 # vader); each check sees the connection made on it, and rxe's packet
 # counters move.  On either device:
 #  - one node: ping-pong of 0 B to 4 MiB (RGET up to 256 KiB, the RPUT
-#    pipeline above), the unexpected-message flood, the ping-pong with
-#    every peer cold (its larger eager messages read by the receiver), and
-#    a FETCH naming memory its sender did not register, refused by the
-#    device;
+#    pipeline above), the ping-pong with every peer cold (its larger eager
+#    messages read by the receiver), and a FETCH naming memory its sender
+#    did not register, refused by the device;
 #  - 2 nodes as Open MPI sees them (two host names on the one device):
 #    windows of small messages written in chains of work requests (fewer
 #    posts than messages, from rwv's counters), and a rank busy past
@@ -21,8 +20,9 @@
 #    done by the connection thread, woken through the CQ's channel);
 #  - a second device as a second verbs rail (rxe0 and rxe1; siw0 and a
 #    RoCE device of its own, iWARP and RoCE to one peer), a stream going
-#    on when a link goes down.
-# On soft-RoCE also: the connection at the netdev's IPv6 address,
+#    on when a link goes down (rxe1's; siw0's).
+# On soft-RoCE also: the unexpected-message flood on one node, the
+# connection at the netdev's IPv6 address,
 # coll/rdmabar's node leaders writing their flags over verbs, MPI
 # one-sided, inline writes asking for a completion one time in 64, a verbs
 # and a tcp rail under auto with the verbs port going down, and bad input
@@ -97,8 +97,10 @@ one_any=(mpirun --timeout 400 --oversubscribe --mca btl self,rwv --mca btl_rwv_s
 one=("${one_any[@]}" --mca btl_rwv_if_include "$netdev")
 check "verbs ($dev), 1 node, 2 ranks: ping-pong 0 B to 4 MiB (RGET up to 256 KiB, RPUT pipeline above)" \
     '^ok - ping-pong' "${one[@]}" -np 2 "$bin/mpi/test_pingpong_verify" -m 4194304
-check "verbs ($dev), 1 node, 2 ranks: 20,000 unexpected messages, probes, Ssend, strided types" \
-    '^ok - .*unexpected' "${one[@]}" -np 2 "$bin/mpi/test_mpi_semantics"
+if [ "$dev" = rxe0 ]; then
+    check "verbs ($dev), 1 node, 2 ranks: 20,000 unexpected messages, probes, Ssend, strided types" \
+        '^ok - .*unexpected' "${one[@]}" -np 2 "$bin/mpi/test_mpi_semantics"
+fi
 check "verbs ($dev), 1 node, 2 ranks, no hot peers (btl_rwv_hot_peers 0): ping-pong 0 B to 1 MiB, eager messages above a small slot read by the receiver" \
     '^ok - ping-pong' "${one[@]}" --mca btl_rwv_hot_peers 0 -np 2 "$bin/mpi/test_pingpong_verify" -m 1048576
 # the device pins what it registers: with Open MPI's memory hooks silenced
@@ -278,11 +280,10 @@ if [ "$dev" = rxe0 ]; then
     stream_losing "verbs, 2 nodes, two verbs ports (rxe0, rxe1): two-way stream striped over both goes on when rxe1's link goes down" \
         verbs rxenet,rxenet2 rxenet2 verbs/rxe0 verbs/rxe1
 else
-    # siw0's first: a stream that then loses siw0 needs rxe1 to answer
+    # iWARP's own way of failing (the connection terminated); a RoCE
+    # link lost under a stream is the rxe0 pass's
     stream_losing "verbs, 2 nodes, iWARP and RoCE rails ($dev, rxe1): two-way stream striped over both goes on when $dev's link goes down" \
         verbs "$netdev,rxenet2" "$netdev" "verbs/$dev" verbs/rxe1
-    stream_losing "verbs, 2 nodes, iWARP and RoCE rails ($dev, rxe1): two-way stream striped over both goes on when rxe1's link goes down" \
-        verbs "$netdev,rxenet2" rxenet2 "verbs/$dev" verbs/rxe1
 fi
 rdma link delete rxe1
 ip link del rxenet2
