@@ -33,25 +33,6 @@
 #include "btl_rwv_poll.h"
 #include "btl_rwv_recv.h"
 
-bool mca_btl_rwv_conn_read_credit_word (mca_btl_rwv_conn_t *conn)
-{
-    uint32_t looks = mca_btl_rwv_cm_looks (mca_btl_rwv_component.module);
-    uint64_t reported = conn->local.tail[MCA_BTL_RWV_TAIL_CREDITS];
-
-    if (!mca_btl_rwv_cm_quiet (mca_btl_rwv_component.module, looks)) {
-        return true; /* the connection thread may be writing it: read it next time */
-    }
-    if (OPAL_UNLIKELY(reported > conn->peer.send_seq)) {
-        mca_btl_rwv_conn_malformed (conn, "its credit word counts messages never sent to it");
-        return false;
-    }
-    if (reported > conn->peer.consumed) {
-        conn->peer.consumed = reported;
-        mca_btl_rwv_conn_release_acked (conn);
-    }
-    return true;
-}
-
 static bool mca_btl_rwv_credit_known (const mca_btl_rwv_conn_t *conn)
 {
     return conn->peer.send_seq - conn->peer.consumed < conn->peer.slots;

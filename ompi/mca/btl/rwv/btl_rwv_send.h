@@ -3,6 +3,7 @@
 #ifndef MCA_BTL_RWV_SEND_H
 #define MCA_BTL_RWV_SEND_H
 
+#include "btl_rwv_cm_thread.h"
 #include "btl_rwv_endpoint.h"
 #include "btl_rwv_frag.h"
 
@@ -16,8 +17,27 @@ void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
 /* frees what the peer has consumed (kept for a replay) */
 void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn);
 /* With the lock: take the credit the peer wrote into our tail, releasing
- * what it has consumed; false if the word is a lie (the connection closes). */
-bool mca_btl_rwv_conn_read_credit_word (mca_btl_rwv_conn_t *conn);
+ * what it has consumed; false if the word is a lie (the connection closes).
+ * Inline: a sender whose known credits are spent takes it per message, and
+ * progress per pass while frags are kept for a replay. */
+static inline bool mca_btl_rwv_conn_read_credit_word (mca_btl_rwv_conn_t *conn)
+{
+    uint32_t looks = mca_btl_rwv_cm_looks (mca_btl_rwv_component.module);
+    uint64_t reported = conn->local.tail[MCA_BTL_RWV_TAIL_CREDITS];
+
+    if (!mca_btl_rwv_cm_quiet (mca_btl_rwv_component.module, looks)) {
+        return true; /* the connection thread may be writing it: read it next time */
+    }
+    if (OPAL_UNLIKELY(reported > conn->peer.send_seq)) {
+        mca_btl_rwv_conn_malformed (conn, "its credit word counts messages never sent to it");
+        return false;
+    }
+    if (reported > conn->peer.consumed) {
+        conn->peer.consumed = reported;
+        mca_btl_rwv_conn_release_acked (conn);
+    }
+    return true;
+}
 /* For the immediate send (btl_rwv_sendi.c), with the lock: */
 /* nothing waits on CONN and the peer has a slot free for us */
 bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn);
