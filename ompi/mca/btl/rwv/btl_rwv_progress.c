@@ -155,7 +155,7 @@ static int rwv_poll_rings (bool *cq_wanted)
 
         opal_atomic_rmb (); /* the length before the list it counts */
         conn = module->polled[i];
-        if (MCA_BTL_RWV_CONN_CONNECTED == conn->state) {
+        if (MCA_BTL_RWV_CONN_CONNECTED == conn->state && mca_btl_rwv_conn_ring_busy (conn)) {
             count += mca_btl_rwv_conn_poll_ring (conn);
         }
         if (rwv_conn_quiet (conn) && rwv_poll_drop (conn)) {

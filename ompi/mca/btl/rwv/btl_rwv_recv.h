@@ -9,6 +9,20 @@
 BEGIN_C_DECLS
 
 int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);
+
+/* Has mca_btl_rwv_conn_poll_ring anything to do on CONN: a sequence word
+ * in the slot the next message lands in, a ring it moves to, or something
+ * of ours waiting?  Progress asks every polled connection each pass, and
+ * on an empty one the call this saves was most of what the pass cost. */
+static inline bool mca_btl_rwv_conn_ring_busy (mca_btl_rwv_conn_t *conn)
+{
+    const mca_btl_rwv_slots_t *cur = &conn->local.cur;
+    const volatile mca_btl_rwv_eager_hdr_t *hdr =
+        (const volatile mca_btl_rwv_eager_hdr_t *) (cur->base + ((size_t) conn->local.next_slot + 1) * cur->slot_size) - 1;
+
+    return hdr->seq == conn->local.recv_seq + 1 || NULL != conn->local.next.base || conn->peer.owe_hello ||
+        !opal_list_is_empty (&conn->pending) || !opal_list_is_empty (&conn->replay.unacked);
+}
 /* the protocol's serve hook (mca_btl_rwv_conn_hooks_t) */
 int mca_btl_rwv_conn_serve_ring (mca_btl_rwv_conn_t *conn);
 /* Does CONN keep back credits that it reports when they are late?  Not
