@@ -150,6 +150,48 @@ static int verbs_chain_posted (const struct ibv_send_wr *chain, const struct ibv
     return (int) (bad - chain);
 }
 
+/* Set the fields of WR an RC queue pair reads for an RDMA opcode, and only
+ * those: zeroing the whole request cost every message 16 instructions. */
+static inline void verbs_rdma_wr (struct ibv_send_wr *wr, struct ibv_sge *sge, enum ibv_wr_opcode opcode,
+                                  unsigned int flags, uint64_t raddr, uint64_t rkey, uint32_t imm, uint64_t wr_id)
+{
+    wr->wr_id = wr_id;
+    wr->next = NULL;
+    wr->sg_list = sge;
+    wr->num_sge = 1;
+    wr->opcode = opcode;
+    wr->send_flags = flags;
+    wr->imm_data = htonl (imm);
+    wr->wr.rdma.remote_addr = raddr;
+    wr->wr.rdma.rkey = (uint32_t) rkey;
+}
+
+/* A write with nothing to call back where the device carries immediate
+ * data: what every eager message of a send ring or an inline write takes.
+ * One request, no slot, no chain (verbs_post does those). */
+static int verbs_write_unwatched (mca_btl_rwv_verbs_qp_t *vqp, enum ibv_wr_opcode opcode, const void *buf,
+                                  size_t len, uint32_t lkey, unsigned int flags, uint64_t raddr, uint64_t rkey,
+                                  uint32_t imm)
+{
+    struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len, .lkey = lkey};
+    bool signalled = verbs_signal (vqp, NULL);
+    struct ibv_send_wr wr, *bad = NULL;
+    int rc;
+
+    verbs_rdma_wr (&wr, &sge, opcode, flags | (signalled ? IBV_SEND_SIGNALED : 0), raddr, rkey, imm, 0);
+    rc = ibv_post_send (vqp->id->qp, &wr, &bad);
+    if (0 == verbs_chain_posted (&wr, bad, 1, rc)) {
+        verbs_signal_posted (vqp, signalled, false);
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    verbs_signal_posted (vqp, signalled, true);
+    mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);
+    if (signalled) {
+        mca_btl_rwv_count (MCA_BTL_RWV_COUNT_REQUESTED);
+    }
+    return OPAL_SUCCESS;
+}
+
 /* One RDMA work request: `lkey' 0 with IBV_SEND_INLINE (the data is copied
  * into the request), `op' NULL for nothing to call back.  A write that
  * notifies without immediate data is two: the write, then its send. */
@@ -161,25 +203,16 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
     struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len, .lkey = lkey};
     bool signalled = verbs_signal (vqp, op), by_send = verbs_notifies_by_send (conn, opcode);
     mca_btl_rwv_verbs_slot_t *slot = NULL != op ? mca_btl_rwv_verbs_slot_take (vqp, op, IBV_WR_RDMA_READ == opcode) : NULL;
-    /* the notifying send is built only where it goes, and the request's
-     * fields one by one: an RC queue pair reads only these for an RDMA
-     * opcode, and zeroing the whole request cost every message 16
-     * instructions, two requests 40 */
+    /* the notifying send is built only where it goes (two requests zeroed
+     * cost 40 instructions) */
     struct ibv_send_wr wr[2], *bad = NULL;
     int posted, rc;
 
     if (NULL != op && NULL == slot) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
-    wr[0].wr_id = NULL != slot ? mca_btl_rwv_verbs_slot_id (slot) : 0;
-    wr[0].next = NULL;
-    wr[0].sg_list = &sge;
-    wr[0].num_sge = 1;
-    wr[0].opcode = by_send ? IBV_WR_RDMA_WRITE : opcode;
-    wr[0].send_flags = flags | (signalled ? IBV_SEND_SIGNALED : 0);
-    wr[0].imm_data = htonl (imm);
-    wr[0].wr.rdma.remote_addr = raddr;
-    wr[0].wr.rdma.rkey = (uint32_t) rkey;
+    verbs_rdma_wr (&wr[0], &sge, by_send ? IBV_WR_RDMA_WRITE : opcode, flags | (signalled ? IBV_SEND_SIGNALED : 0),
+                   raddr, rkey, imm, NULL != slot ? mca_btl_rwv_verbs_slot_id (slot) : 0);
     if (by_send) {
         wr[0].next = &wr[1];
         wr[1] = verbs_notify_wr;
@@ -341,10 +374,15 @@ static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov,
 static int verbs_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr,
                                uint64_t rkey, bool with_imm, uint32_t imm)
 {
+    enum ibv_wr_opcode opcode = verbs_write_opcode (with_imm);
+
     if (len > conn->rail->inject_size) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
-    return verbs_post (conn, verbs_write_opcode (with_imm), buf, len, 0, IBV_SEND_INLINE, raddr, rkey, imm, NULL);
+    if (!verbs_notifies_by_send (conn, opcode)) {
+        return verbs_write_unwatched (conn->backend, opcode, buf, len, 0, IBV_SEND_INLINE, raddr, rkey, imm);
+    }
+    return verbs_post (conn, opcode, buf, len, 0, IBV_SEND_INLINE, raddr, rkey, imm, NULL);
 }
 
 /* Unsignalled but for one in MCA_BTL_RWV_VERBS_SIGNAL_EVERY, as inline
@@ -352,8 +390,13 @@ static int verbs_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t
 static int verbs_write_quiet (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
                               uint64_t rkey, bool with_imm, uint32_t imm)
 {
-    return verbs_post (conn, verbs_write_opcode (with_imm), buf, len, ((struct ibv_mr *) desc)->lkey, 0, raddr, rkey,
-                       imm, NULL);
+    enum ibv_wr_opcode opcode = verbs_write_opcode (with_imm);
+    uint32_t lkey = ((struct ibv_mr *) desc)->lkey;
+
+    if (!verbs_notifies_by_send (conn, opcode)) {
+        return verbs_write_unwatched (conn->backend, opcode, buf, len, lkey, 0, raddr, rkey, imm);
+    }
+    return verbs_post (conn, opcode, buf, len, lkey, 0, raddr, rkey, imm, NULL);
 }
 
 static int verbs_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc, uint64_t raddr, uint64_t rkey,
