@@ -124,7 +124,7 @@ typedef enum {
     MCA_BTL_RWV_COUNT_CREDITS,       /* credit words written into a peer's tail over a rail */
     MCA_BTL_RWV_COUNT_IN_PLACE,      /* eager messages gathered from the application's memory */
     MCA_BTL_RWV_COUNT_SEND_RING,     /* eager messages written from a connection's send ring */
-    MCA_BTL_RWV_COUNT_SEND_RING_HANDOVER, /* send rings taken from an idle connection by one that asked */
+    MCA_BTL_RWV_COUNT_SEND_RING_HANDOVER, /* send rings passed from a slow holder to one that asked */
     MCA_BTL_RWV_COUNT_MAX,
 } mca_btl_rwv_counter_t;
 

@@ -112,8 +112,8 @@ static void rwv_pvar_register_counters (const mca_base_component_t *component, i
             "Eager messages packed into their connection's send ring and written from there, with no send "
             "buffer taken or given back (btl_rwv_send_rings)"},
         [MCA_BTL_RWV_COUNT_SEND_RING_HANDOVER] = {"send_ring_handovers",
-            "Send rings passed from a connection that had fallen idle to one that asked for a ring when every "
-            "ring of its rail was taken (btl_rwv_send_rings)"},
+            "Send rings passed from a connection that sent too few messages to keep one to a connection that "
+            "asked for a ring when every ring of its rail was taken (btl_rwv_send_rings)"},
     };
 
     for (int i = 0 ; i < MCA_BTL_RWV_COUNT_MAX ; ++i) {

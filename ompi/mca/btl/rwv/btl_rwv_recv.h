@@ -17,12 +17,13 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn);
 static inline bool mca_btl_rwv_conn_ring_busy (mca_btl_rwv_conn_t *conn)
 {
     const mca_btl_rwv_slots_t *cur = &conn->local.cur;
-    const volatile mca_btl_rwv_eager_hdr_t *hdr =
-        (const volatile mca_btl_rwv_eager_hdr_t *) (cur->base + ((size_t) conn->local.next_slot + 1) * cur->slot_size) - 1;
+    const unsigned char *slot_end = cur->base + ((size_t) conn->local.next_slot + 1) * cur->slot_size;
+    const volatile mca_btl_rwv_eager_hdr_t *hdr = (const volatile mca_btl_rwv_eager_hdr_t *) slot_end - 1;
 
     return hdr->seq == conn->local.recv_seq + 1 || NULL != conn->local.next.base || conn->peer.owe_hello ||
         !opal_list_is_empty (&conn->pending) || !opal_list_is_empty (&conn->replay.unacked);
 }
+
 /* the protocol's serve hook (mca_btl_rwv_conn_hooks_t) */
 int mca_btl_rwv_conn_serve_ring (mca_btl_rwv_conn_t *conn);
 /* Does CONN keep back credits that it reports when they are late?  Not
