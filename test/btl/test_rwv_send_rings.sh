@@ -25,8 +25,8 @@
 #    takes a send ring of its own beside the old one's, and with one send
 #    ring per rail (btl_rwv_send_rings 1) the old connection's: it still
 #    carries a broadcast message per window, too few to keep the ring
-#    from a connection that asks, which takes it once the old peer has
-#    reported the credits it kept back (rwv's counter of rings handed
+#    from a connection that asks, which takes it once the old peer's
+#    credits cover what was written from it (rwv's counter of rings handed
 #    over: one per sender; none where each connection has a ring of its
 #    own; before, the old connection kept its ring until it closed).
 set -u

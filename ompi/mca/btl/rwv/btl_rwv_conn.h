@@ -89,7 +89,6 @@ typedef struct mca_btl_rwv_local_ring_t {
     uint64_t imm_seen;         /* immediate-data events for our rings */
     uint64_t imm_used;         /* messages consumed from rings written with immediate data */
     uint64_t credits_reported; /* recv_seq last told to the peer */
-    uint64_t credits_looked;   /* credits_reported at the last look for credits kept back too long */
     uint64_t arrivals;         /* since connected or demoted: promotion counts them */
     uint64_t last_arrival;     /* the rail's arrival count at our last one: demotion picks the oldest */
 } mca_btl_rwv_local_ring_t;

@@ -104,8 +104,7 @@ static void mca_btl_rwv_conn_reset (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_conn_drop_shared (conn);
     memset (conn->local.ring, 0, conn->local.ring_bytes);
-    conn->local.recv_seq = conn->local.imm_seen = conn->local.imm_used = 0;
-    conn->local.credits_reported = conn->local.credits_looked = 0;
+    conn->local.recv_seq = conn->local.imm_seen = conn->local.imm_used = conn->local.credits_reported = 0;
     conn->peer.send_seq = conn->peer.consumed = 0;
     conn->local.next_slot = conn->peer.next_slot = 0;
     conn->peer.generation = 0;

@@ -101,31 +101,16 @@ static int rwv_progress_connections (mca_btl_rwv_module_t *module, bool any_cq_w
 /* Nothing for progress to look at on this connection until a completion
  * says so (mca_btl_rwv_conn_remote_data) or a send waits on it: every ring
  * the peer may write into is written with immediate data, and nothing of
- * ours waits for a credit, a hello, a read, or the peer's consuming it,
- * and it owes the peer no credit (rwv_report_late_credits looks at polled
- * connections only).  Cold peers are such, so an idle pass costs a step
- * per hot or same-node peer, not per peer. */
+ * ours waits for a credit, a hello, a read, or the peer's consuming it.
+ * Cold peers are such, so an idle pass costs a step per hot or same-node
+ * peer, not per peer. */
 static bool rwv_conn_quiet (mca_btl_rwv_conn_t *conn)
 {
     const mca_btl_rwv_local_ring_t *local = &conn->local;
 
     return local->tiered && local->cur.notify_imm && (NULL == local->next.base || local->next.notify_imm) &&
         local->imm_seen == local->imm_used && !local->fetching && !conn->peer.owe_hello &&
-        !mca_btl_rwv_conn_owes_credits (conn) &&
         opal_list_is_empty (&conn->pending) && opal_list_is_empty (&conn->replay.unacked);
-}
-
-/* With the lock, every 1024th pass: credits the polled connections kept
- * back since the last time. */
-static void rwv_report_late_credits (void)
-{
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-
-    for (int i = 0 ; i < module->num_polled ; ++i) {
-        if (MCA_BTL_RWV_CONN_CONNECTED == module->polled[i]->state) {
-            mca_btl_rwv_conn_report_late_credits (module->polled[i]);
-        }
-    }
 }
 
 /* Off the polled list if still quiet under the lock; true if so. */
@@ -219,7 +204,6 @@ int mca_btl_rwv_progress (void)
         double now = mca_btl_rwv_now ();
 
         mca_btl_rwv_check_connections (now);
-        rwv_report_late_credits ();
         MCA_BTL_RWV_UNLOCK(module);
     }
     mca_btl_rwv_progress_end (module);

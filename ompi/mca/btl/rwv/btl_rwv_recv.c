@@ -109,24 +109,6 @@ static void mca_btl_rwv_return_credits (mca_btl_rwv_conn_t *conn, bool now)
     }
 }
 
-/* A connection that has reported no credit since the last look reports
- * what it kept back for a batch.  Until that comes, its sender cannot
- * prove its last messages consumed, and so keeps a multi-rail peer's
- * frags for a replay and cannot hand its send ring on
- * (btl_rwv_send_ring.c).  A stream reports in batches, as before, more
- * often than it is looked at. */
-void mca_btl_rwv_conn_report_late_credits (mca_btl_rwv_conn_t *conn)
-{
-    if (!mca_btl_rwv_conn_owes_credits (conn)) {
-        return;
-    }
-    if (conn->local.credits_reported != conn->local.credits_looked) {
-        conn->local.credits_looked = conn->local.credits_reported;
-        return;
-    }
-    mca_btl_rwv_return_credits (conn, true);
-}
-
 /* The message after recv_seq, if it has landed in RING at SLOT: its
  * sequence word says so, and on a ring written with immediate data so
  * does a completion not yet used (the word may land before the payload).

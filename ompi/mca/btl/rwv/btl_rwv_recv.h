@@ -4,7 +4,6 @@
 #define MCA_BTL_RWV_RECV_H
 
 #include "btl_rwv_endpoint.h"
-#include "btl_rwv_send_ring.h"
 
 BEGIN_C_DECLS
 
@@ -26,17 +25,6 @@ static inline bool mca_btl_rwv_conn_ring_busy (mca_btl_rwv_conn_t *conn)
 
 /* the protocol's serve hook (mca_btl_rwv_conn_hooks_t) */
 int mca_btl_rwv_conn_serve_ring (mca_btl_rwv_conn_t *conn);
-/* Does CONN keep back credits that it reports when they are late?  Not
- * when it has received too few messages for its sender to hold a send
- * ring, so that an all-to-all's pairs cost no write more. */
-static inline bool mca_btl_rwv_conn_owes_credits (const mca_btl_rwv_conn_t *conn)
-{
-    return conn->local.recv_seq != conn->local.credits_reported &&
-        conn->local.recv_seq >= MCA_BTL_RWV_SEND_RING_AFTER;
-}
-/* With the lock, every so often: the credits CONN owes, if it reported
- * none since the last call */
-void mca_btl_rwv_conn_report_late_credits (mca_btl_rwv_conn_t *conn);
 
 /* The upcall from a progress pass: the PML (or osc/rdma) handles what
  * arrived for TAG.  One pass runs at a time and never inside another

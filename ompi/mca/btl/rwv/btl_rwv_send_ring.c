@@ -28,9 +28,10 @@
  * fewer than a quarter as many messages since the last ask: it writes no
  * more there (until it has sent as many as between asks), and a later ask
  * takes the ring once the peer has consumed what it wrote there, which
- * proves the transport done with those entries (the peer reports credits
- * kept back too long, mca_btl_rwv_conn_report_late_credits).  The old
- * holder asks again after as many messages as a new connection.
+ * proves the transport done with those entries.  The old holder asks again
+ * after as many messages as a new connection.  A holder that falls silent
+ * keeps its ring: the peer reports credits after half its ring, or with a
+ * message of its own, so its last messages are never proven consumed.
  * Layer: protocol (docs/layout.md).
  */
 #include "opal_config.h"
@@ -50,6 +51,10 @@
 /* Entries of a send ring: a power of two, so that a message's entry is its
  * number masked; as many as btl_rwv_eager_slots by default. */
 #define MCA_BTL_RWV_SEND_RING_ENTRIES 16
+/* Messages between a connection's asks for a ring: a pair that streams
+ * has one after its first 64, an all-to-all's one message per pair never
+ * asks. */
+#define MCA_BTL_RWV_SEND_RING_AFTER 64
 /* Bytes of an entry: an 8 KiB message with ob1's header and ours.  Past
  * that the copy costs more than the frag the ring saves. */
 #define MCA_BTL_RWV_SEND_RING_ENTRY (8192 + 256)

@@ -10,12 +10,6 @@
 
 BEGIN_C_DECLS
 
-/* Messages between a connection's asks for a ring: a pair that streams
- * has one after its first 64, an all-to-all's one message per pair never
- * asks (nor does its receiver report credits it kept back late,
- * mca_btl_rwv_conn_report_late_credits). */
-#define MCA_BTL_RWV_SEND_RING_AFTER 64
-
 /* With the lock, for the immediate send to CONN, a one-rail connection
  * that can write now and whose peer's slot fits the message: ob1's header
  * and payload packed into CONN's send ring and written from there with no
