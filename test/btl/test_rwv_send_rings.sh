@@ -78,10 +78,13 @@ turn=(-np 4 --map-by ppr:2:node --mca btl self,vader,rwv --mca mpi_yield_when_id
 WHICH="from a send ring after the turn" HANDED="0 0" stream \
     "2 x 2 ranks, each rank's peer changes half way: the new connection takes a ring of its own" \
     0.3 1 "${turn[@]}" "$bin" -n 200 -s 200 -w 8 -r
-# the old connections go on carrying one broadcast message per window
+# the old connections go on carrying one broadcast message per window;
+# the ring passes once the old peer's batched credits cover it, which
+# may take a quarter of what follows (0.23-0.54 seen): the handover
+# count is the proof, the share only that the ring is then used
 WHICH="from a send ring after the turn" HANDED="1 4" stream \
     "the same with btl_rwv_send_rings 1: the old connection, now slow, hands the only ring on" \
-    0.3 1 "${turn[@]}" --mca btl_rwv_send_rings 1 "$bin" -n 200 -s 200 -w 8 -r
+    0.1 1 "${turn[@]}" --mca btl_rwv_send_rings 1 "$bin" -n 200 -s 200 -w 8 -r
 cluster_down
 cluster_up 2 2 || exit $?
 stream "a peer over 2 rails: none from a send ring (its messages are kept for a replay)" 0 0 \
