@@ -166,9 +166,9 @@ static inline void verbs_rdma_wr (struct ibv_send_wr *wr, struct ibv_sge *sge, e
     wr->wr.rdma.rkey = (uint32_t) rkey;
 }
 
-/* A write with nothing to call back where the device carries immediate
- * data: what every eager message of a send ring or an inline write takes.
- * One request, no slot, no chain (verbs_post does those). */
+/* For verbs_post: a write with nothing to call back where the device
+ * carries immediate data, what every eager message of a send ring or an
+ * inline write takes.  One request, no slot, no chain. */
 static int verbs_write_unwatched (mca_btl_rwv_verbs_qp_t *vqp, enum ibv_wr_opcode opcode, const void *buf,
                                   size_t len, uint32_t lkey, unsigned int flags, uint64_t raddr, uint64_t rkey,
                                   uint32_t imm)
@@ -201,13 +201,18 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
 {
     mca_btl_rwv_verbs_qp_t *vqp = (mca_btl_rwv_verbs_qp_t *) conn->backend;
     struct ibv_sge sge = {.addr = (uintptr_t) buf, .length = (uint32_t) len, .lkey = lkey};
-    bool signalled = verbs_signal (vqp, op), by_send = verbs_notifies_by_send (conn, opcode);
-    mca_btl_rwv_verbs_slot_t *slot = NULL != op ? mca_btl_rwv_verbs_slot_take (vqp, op, IBV_WR_RDMA_READ == opcode) : NULL;
+    bool signalled, by_send = verbs_notifies_by_send (conn, opcode);
+    mca_btl_rwv_verbs_slot_t *slot;
     /* the notifying send is built only where it goes (two requests zeroed
      * cost 40 instructions) */
     struct ibv_send_wr wr[2], *bad = NULL;
     int posted, rc;
 
+    if (NULL == op && !by_send) {
+        return verbs_write_unwatched (vqp, opcode, buf, len, lkey, flags, raddr, rkey, imm);
+    }
+    signalled = verbs_signal (vqp, op);
+    slot = NULL != op ? mca_btl_rwv_verbs_slot_take (vqp, op, IBV_WR_RDMA_READ == opcode) : NULL;
     if (NULL != op && NULL == slot) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
@@ -374,15 +379,10 @@ static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov,
 static int verbs_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr,
                                uint64_t rkey, bool with_imm, uint32_t imm)
 {
-    enum ibv_wr_opcode opcode = verbs_write_opcode (with_imm);
-
     if (len > conn->rail->inject_size) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
-    if (!verbs_notifies_by_send (conn, opcode)) {
-        return verbs_write_unwatched (conn->backend, opcode, buf, len, 0, IBV_SEND_INLINE, raddr, rkey, imm);
-    }
-    return verbs_post (conn, opcode, buf, len, 0, IBV_SEND_INLINE, raddr, rkey, imm, NULL);
+    return verbs_post (conn, verbs_write_opcode (with_imm), buf, len, 0, IBV_SEND_INLINE, raddr, rkey, imm, NULL);
 }
 
 /* Unsignalled but for one in MCA_BTL_RWV_VERBS_SIGNAL_EVERY, as inline
@@ -390,13 +390,8 @@ static int verbs_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t
 static int verbs_write_quiet (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
                               uint64_t rkey, bool with_imm, uint32_t imm)
 {
-    enum ibv_wr_opcode opcode = verbs_write_opcode (with_imm);
-    uint32_t lkey = ((struct ibv_mr *) desc)->lkey;
-
-    if (!verbs_notifies_by_send (conn, opcode)) {
-        return verbs_write_unwatched (conn->backend, opcode, buf, len, lkey, 0, raddr, rkey, imm);
-    }
-    return verbs_post (conn, opcode, buf, len, lkey, 0, raddr, rkey, imm, NULL);
+    return verbs_post (conn, verbs_write_opcode (with_imm), buf, len, ((struct ibv_mr *) desc)->lkey, 0, raddr, rkey,
+                       imm, NULL);
 }
 
 static int verbs_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc, uint64_t raddr, uint64_t rkey,
