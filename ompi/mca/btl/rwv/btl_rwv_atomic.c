@@ -171,8 +171,8 @@ static void mca_btl_rwv_atomic_finish (mca_btl_rwv_atomic_t *atomic, uint64_t re
     MCA_BTL_RWV_LOCK(module);
     opal_list_remove_item (&endpoint->atomics, &atomic->super.super);
     endpoint->ops_out--;
+    mca_btl_rwv_list_return (&module->atomics, &atomic->super);
     MCA_BTL_RWV_UNLOCK(module);
-    opal_free_list_return (&module->atomics, &atomic->super);
     if (NULL != cbfunc) {
         cbfunc (&module->super, endpoint, local_address, local_handle, cbcontext, cbdata, status);
     }
@@ -211,7 +211,9 @@ static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_en
     if (endpoint->failed) {
         return OPAL_ERR_UNREACH;
     }
-    atomic = (mca_btl_rwv_atomic_t *) opal_free_list_get (&module->atomics);
+    MCA_BTL_RWV_LOCK(module);
+    atomic = (mca_btl_rwv_atomic_t *) mca_btl_rwv_list_get (&module->atomics);
+    MCA_BTL_RWV_UNLOCK(module);
     if (NULL == atomic) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
@@ -238,8 +240,8 @@ static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_en
         mca_btl_rwv_flush_unprove (&proof);
         opal_list_remove_item (&endpoint->atomics, &atomic->super.super);
         endpoint->ops_out--;
+        mca_btl_rwv_list_return (&module->atomics, &atomic->super);
         MCA_BTL_RWV_UNLOCK(module);
-        opal_free_list_return (&module->atomics, &atomic->super);
     }
     return rc;
 }

@@ -115,9 +115,12 @@ bool mca_btl_rwv_cma_probe (pid_t pid, uint64_t address, uint64_t expect)
 
 mca_btl_base_registration_handle_t *mca_btl_rwv_cma_handle (void *base)
 {
-    mca_btl_rwv_cma_handle_t *item =
-        (mca_btl_rwv_cma_handle_t *) opal_free_list_get (&mca_btl_rwv_component.module->cma_handles);
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    mca_btl_rwv_cma_handle_t *item;
 
+    MCA_BTL_RWV_LOCK(module);
+    item = (mca_btl_rwv_cma_handle_t *) mca_btl_rwv_list_get (&module->cma_handles);
+    MCA_BTL_RWV_UNLOCK(module);
     if (NULL == item) {
         return NULL;
     }
@@ -131,5 +134,7 @@ void mca_btl_rwv_cma_handle_release (mca_btl_base_registration_handle_t *handle)
     mca_btl_rwv_cma_handle_t *item =
         (mca_btl_rwv_cma_handle_t *) ((char *) handle - offsetof (mca_btl_rwv_cma_handle_t, handle));
 
-    opal_free_list_return (&mca_btl_rwv_component.module->cma_handles, &item->super);
+    MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+    mca_btl_rwv_list_return (&mca_btl_rwv_component.module->cma_handles, &item->super);
+    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
 }

@@ -45,8 +45,8 @@ static void mca_btl_rwv_marker_complete (mca_btl_rwv_op_t *op, int status)
         mca_btl_rwv_conn_failed (conn, "a flush marker on this rail failed");
     }
     conn->endpoint->ops_out--;
+    mca_btl_rwv_list_return (&module->pieces, &op->super);
     MCA_BTL_RWV_UNLOCK(module);
-    opal_free_list_return (&module->pieces, &op->super);
 }
 
 /* A read where the rail orders reads after writes: an 8-byte put and
@@ -82,7 +82,7 @@ static void mca_btl_rwv_conn_mark (mca_btl_rwv_conn_t *conn)
     if (!mca_btl_rwv_conn_unflushed (conn) || !mca_btl_rwv_conn_ready (conn)) {
         return;
     }
-    marker = (mca_btl_rwv_piece_t *) opal_free_list_get (&module->pieces);
+    marker = (mca_btl_rwv_piece_t *) mca_btl_rwv_list_get (&module->pieces);
     if (NULL == marker) {
         return; /* tried again on the next pass of the flush loop */
     }
@@ -91,7 +91,7 @@ static void mca_btl_rwv_conn_mark (mca_btl_rwv_conn_t *conn)
     marker->conn = conn;
     marker->puts_before = conn->small_puts;
     if (OPAL_SUCCESS != mca_btl_rwv_marker_post (conn, marker)) {
-        opal_free_list_return (&module->pieces, &marker->op.super);
+        mca_btl_rwv_list_return (&module->pieces, &marker->op.super);
         return;
     }
     conn->covered_puts = conn->undelivered_puts;

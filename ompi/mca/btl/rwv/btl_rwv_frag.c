@@ -42,19 +42,18 @@ static bool mca_btl_rwv_frag_unheld (const mca_btl_rwv_frag_t *frag)
 
 /* The transport, the replay window and the PML each let go of a frag in
  * their own thread: each sets its flag and looks under the lock, so
- * exactly one of them sees the frag free and returns it. */
+ * exactly one of them sees the frag free and returns it, inside the gate
+ * (mca_btl_rwv_list_return). */
 static void mca_btl_rwv_frag_let_go (mca_btl_rwv_frag_t *frag, bool *flag, bool value)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    bool last;
 
     MCA_BTL_RWV_LOCK(module);
     *flag = value;
-    last = mca_btl_rwv_frag_unheld (frag);
-    MCA_BTL_RWV_UNLOCK(module);
-    if (last) {
+    if (mca_btl_rwv_frag_unheld (frag)) {
         mca_btl_rwv_frag_return (frag);
     }
+    MCA_BTL_RWV_UNLOCK(module);
 }
 
 void mca_btl_rwv_frag_drop (mca_btl_rwv_frag_t *frag, bool *hold)
@@ -69,14 +68,11 @@ static void mca_btl_rwv_frag_pml_free (mca_btl_rwv_frag_t *frag)
 
 static void mca_btl_rwv_frag_release (mca_btl_rwv_frag_t *frag)
 {
-    bool unheld;
-
     MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
-    unheld = mca_btl_rwv_frag_unheld (frag);
-    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
-    if (unheld) {
+    if (mca_btl_rwv_frag_unheld (frag)) {
         mca_btl_rwv_frag_return (frag);
     }
+    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
 }
 
 static void mca_btl_rwv_frag_piece_done (mca_btl_rwv_frag_t *whole, int status)
@@ -125,7 +121,9 @@ mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *
     if (OPAL_UNLIKELY(size > mca_btl_rwv_max_payload ())) {
         return NULL;
     }
+    MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
     frag = mca_btl_rwv_frag_alloc_sized (endpoint, flags, size);
+    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
@@ -199,19 +197,24 @@ mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t *btl,
                                                            opal_convertor_t *convertor, uint8_t order,
                                                            size_t reserve, size_t *size, uint32_t flags)
 {
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_frag_t *frag;
     int rc;
 
     if (reserve + *size > mca_btl_rwv_max_payload ()) {
         *size = mca_btl_rwv_max_payload () - reserve;
     }
+    MCA_BTL_RWV_LOCK(module);
     frag = mca_btl_rwv_frag_alloc_sized (endpoint, flags, reserve + *size);
+    MCA_BTL_RWV_UNLOCK(module);
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
     rc = mca_btl_rwv_frag_pack (frag, convertor, reserve, size, mca_btl_rwv_in_place_ok (endpoint, convertor, *size));
     if (OPAL_UNLIKELY(OPAL_SUCCESS != rc)) {
+        MCA_BTL_RWV_LOCK(module);
         mca_btl_rwv_frag_return (frag);
+        MCA_BTL_RWV_UNLOCK(module);
         return NULL;
     }
     return &frag->base;

@@ -134,11 +134,12 @@ static inline size_t mca_btl_rwv_frag_len (const mca_btl_rwv_frag_t *frag)
 
 /* CTX: the free list the item belongs to */
 int mca_btl_rwv_frag_init (opal_free_list_item_t *item, void *ctx);
-/* Descriptors are taken on every message's path: inline, as btl/vader's. */
+/* Descriptors are taken on every message's path: inline, as btl/vader's.
+ * Inside the gate, as every take and return (mca_btl_rwv_list_get). */
 static inline mca_btl_rwv_frag_t *mca_btl_rwv_frag_get (opal_free_list_t *list, struct mca_btl_base_endpoint_t *endpoint,
                                                          uint32_t flags)
 {
-    mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_free_list_get (list);
+    mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) mca_btl_rwv_list_get (list);
 
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
@@ -177,7 +178,7 @@ static inline mca_btl_rwv_frag_t *mca_btl_rwv_frag_alloc_sized (struct mca_btl_b
 }
 static inline void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag)
 {
-    opal_free_list_return (frag->list, &frag->base.super);
+    mca_btl_rwv_list_return (frag->list, &frag->base.super);
 }
 /* The BTL's descriptor calls (ob1 allocates, fills, frees send descriptors) */
 mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,

@@ -8,6 +8,7 @@
 #include "opal_config.h"
 
 #include <linux/membarrier.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -130,3 +131,44 @@ void mca_btl_rwv_gate_leave (mca_btl_rwv_module_t *module)
     }
     __atomic_store_n (&module->gate.cm_in, 0, __ATOMIC_RELEASE);
 }
+
+#if RWV_TEST_FAULTS
+static const char *rwv_list_name (const mca_btl_rwv_module_t *module, const opal_free_list_t *list)
+{
+    if (list == &module->eager_frags || list == &module->small_frags) {
+        return "send buffers";
+    }
+    if (list == &module->rdma_ops || list == &module->pieces) {
+        return "put/get requests";
+    }
+    if (list == &module->atomics) {
+        return "atomics";
+    }
+    return list == &module->cma_handles ? "single-copy handles" : "a rail's write batches";
+}
+
+/* The application thread holds the gate while it counts a depth or runs a
+ * pass, the connection thread while it counts its own.  With MPI threads
+ * the lists are atomic; a fenced gate is a mutex, whose holder is not
+ * recorded, and goes unchecked. */
+void mca_btl_rwv_gate_check (const opal_free_list_t *list)
+{
+    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
+    bool inside;
+
+    if (opal_using_threads () || module->gate.fenced || !module->cm.running) {
+        return;
+    }
+    if (pthread_equal (pthread_self (), module->cm.thread)) {
+        inside = module->gate.cm_depth > 0;
+    } else {
+        inside = module->gate.depth > 0 || module->progressing;
+    }
+    if (!inside) {
+        opal_output (0, "btl/rwv: %s taken or given back outside the gate by the %s thread (a race with the "
+                     "other thread)", rwv_list_name (module, list),
+                     pthread_equal (pthread_self (), module->cm.thread) ? "connection" : "application");
+        abort ();
+    }
+}
+#endif

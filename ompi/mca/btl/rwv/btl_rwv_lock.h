@@ -25,6 +25,7 @@
 #ifndef MCA_BTL_RWV_LOCK_H
 #define MCA_BTL_RWV_LOCK_H
 
+#include "opal/class/opal_free_list.h"
 #include "opal/sys/atomic.h"
 #include "rwv_opal_compat.h"
 
@@ -129,6 +130,32 @@ static inline bool mca_btl_rwv_progress_begin (mca_btl_rwv_module_t *module)
 static inline void mca_btl_rwv_progress_end (mca_btl_rwv_module_t *module)
 {
     __atomic_store_n (&module->progressing, 0, __ATOMIC_RELEASE);
+}
+
+/* rwv's free lists are shared by the application thread and the
+ * connection thread, and below MPI_THREAD_MULTIPLE Open MPI's are plain
+ * stacks (opal_using_threads): an item taken by one thread while the other
+ * gives one back can be handed out twice or lost.  So every take and
+ * return happens inside the gate: under the lock, in a progress pass, or
+ * in the connection thread inside it.  The suite's build
+ * (--enable-test-faults) checks that at each one and aborts, naming the
+ * list, where it does not hold; a default build checks nothing. */
+#if RWV_TEST_FAULTS
+void mca_btl_rwv_gate_check (const opal_free_list_t *list);
+#else
+#    define mca_btl_rwv_gate_check(list) ((void) 0)
+#endif
+
+static inline opal_free_list_item_t *mca_btl_rwv_list_get (opal_free_list_t *list)
+{
+    mca_btl_rwv_gate_check (list);
+    return opal_free_list_get (list);
+}
+
+static inline void mca_btl_rwv_list_return (opal_free_list_t *list, opal_free_list_item_t *item)
+{
+    mca_btl_rwv_gate_check (list);
+    opal_free_list_return (list, item);
 }
 
 /* The connection thread: enter when no application thread is in rwv (no

@@ -137,7 +137,7 @@ static void ofi_batch_complete (mca_btl_rwv_op_t *op, int status)
     for (int i = 0 ; i < batch->count ; ++i) {
         mca_btl_rwv_op_report (batch->ops[i], status);
     }
-    opal_free_list_return (&batch->rail->batches, &batch->op.super);
+    mca_btl_rwv_list_return (&batch->rail->batches, &batch->op.super);
 }
 
 /* One message with COUNT remote places, each filled from its own local
@@ -155,7 +155,7 @@ static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, i
     size_t pieces = 0;
     ssize_t rc;
 
-    if (with_imm || NULL == (batch = (mca_btl_rwv_ofi_batch_t *) opal_free_list_get (&rail->batches))) {
+    if (with_imm || NULL == (batch = (mca_btl_rwv_ofi_batch_t *) mca_btl_rwv_list_get (&rail->batches))) {
         return 0; /* with immediate data one write would be one arrival for them all */
     }
     batch->rail = rail;
@@ -181,7 +181,7 @@ static int ofi_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov, i
             mca_btl_rwv_op_posted (iov[i].op, false);
         }
         mca_btl_rwv_op_posted (&batch->op, false);
-        opal_free_list_return (&rail->batches, &batch->op.super);
+        mca_btl_rwv_list_return (&rail->batches, &batch->op.super);
         return 0;
     }
     mca_btl_rwv_count (MCA_BTL_RWV_COUNT_WRITES);

@@ -92,14 +92,14 @@ static void mca_btl_rwv_request_release (mca_btl_rwv_rdma_op_t *request)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
 
+    MCA_BTL_RWV_LOCK(module);
     if (NULL != request->copy) {
         mca_btl_rwv_frag_return (request->copy);
     }
-    MCA_BTL_RWV_LOCK(module);
     request->endpoint->unconfirmed_puts -= NULL != request->copy;
     request->endpoint->ops_out--;
+    mca_btl_rwv_list_return (&module->rdma_ops, &request->super);
     MCA_BTL_RWV_UNLOCK(module);
-    opal_free_list_return (&module->rdma_ops, &request->super);
 }
 
 /* A small put's caller was told at the start; its delivery confirms the
@@ -124,7 +124,7 @@ static void mca_btl_rwv_piece_done (mca_btl_rwv_piece_t *piece, int status)
     mca_btl_rwv_rdma_op_t *request = piece->request;
     mca_btl_rwv_conn_t *conn = piece->conn;
 
-    opal_free_list_return (&mca_btl_rwv_component.module->pieces, &piece->op.super);
+    mca_btl_rwv_list_return (&mca_btl_rwv_component.module->pieces, &piece->op.super);
     if (OPAL_SUCCESS != status) {
         request->status = status;
     }
@@ -191,10 +191,10 @@ static int mca_btl_rwv_rdma_start (mca_btl_rwv_rdma_op_t *request, size_t size,
         lens[0] = size;
     }
     for (int i = 0 ; i < n ; ++i) {
-        pieces[i] = (mca_btl_rwv_piece_t *) opal_free_list_get (&module->pieces);
+        pieces[i] = (mca_btl_rwv_piece_t *) mca_btl_rwv_list_get (&module->pieces);
         if (NULL == pieces[i]) {
             while (i-- > 0) {
-                opal_free_list_return (&module->pieces, &pieces[i]->op.super);
+                mca_btl_rwv_list_return (&module->pieces, &pieces[i]->op.super);
             }
             return OPAL_ERR_OUT_OF_RESOURCE;
         }
@@ -449,7 +449,7 @@ static int mca_btl_rwv_rdma (mca_btl_base_endpoint_t *endpoint, bool is_put,
         rc = OPAL_SUCCESS;
         goto out;
     }
-    request = (mca_btl_rwv_rdma_op_t *) opal_free_list_get (&module->rdma_ops);
+    request = (mca_btl_rwv_rdma_op_t *) mca_btl_rwv_list_get (&module->rdma_ops);
     if (NULL == request) {
         rc = OPAL_ERR_OUT_OF_RESOURCE;
         goto out;
