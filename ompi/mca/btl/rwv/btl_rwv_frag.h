@@ -197,6 +197,8 @@ mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t *btl,
 void mca_btl_rwv_frag_complete (mca_btl_rwv_frag_t *frag, int status);
 /* One of them lets go (*hold is its flag in the frag): recycle if it was the last. */
 void mca_btl_rwv_frag_drop (mca_btl_rwv_frag_t *frag, bool *hold);
+/* The same with the module lock held. */
+void mca_btl_rwv_frag_drop_locked (mca_btl_rwv_frag_t *frag, bool *hold);
 /* Tell the PML FRAG is done (once); true if the frag is the PML's own to free. */
 bool mca_btl_rwv_frag_notify (mca_btl_rwv_frag_t *frag, int status);
 

@@ -54,20 +54,25 @@ static bool mca_btl_rwv_conn_writable (mca_btl_rwv_conn_t *conn)
     return mca_btl_rwv_conn_ready (conn) && mca_btl_rwv_has_credit (conn);
 }
 
-/* What the peer has consumed is no longer kept for a replay, and the
- * small puts written before it have landed. */
+/* With the lock: what the peer has consumed is no longer kept for a
+ * replay, and the small puts written before the last of it have landed
+ * (confirmed once, for the last: each confirms all before it). */
 void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn)
 {
+    uint64_t landed = 0;
+
     while (!opal_list_is_empty (&conn->replay.unacked)) {
         mca_btl_rwv_frag_t *frag = (mca_btl_rwv_frag_t *) opal_list_get_first (&conn->replay.unacked);
 
         if (frag->seq > conn->peer.consumed) {
-            return;
+            break;
         }
-        /* consumed, so what went before it on this stream has landed */
-        mca_btl_rwv_conn_confirm_puts (conn, frag->puts_before + 1);
+        landed = frag->puts_before + 1;
         opal_list_remove_first (&conn->replay.unacked);
-        mca_btl_rwv_frag_drop (frag, &frag->retained);
+        mca_btl_rwv_frag_drop_locked (frag, &frag->retained);
+    }
+    if (landed) {
+        mca_btl_rwv_conn_confirm_puts (conn, landed);
     }
 }
 
