@@ -112,6 +112,9 @@ fi
 export OMPI_MCA_opal_mca_base_component_path="SYS_DEFAULT:$prefix/lib/openmpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export RWV_BUILD=$build RWV_PREFIX=$prefix
+# the suite's build then checks that both of rwv's threads take and give
+# back free list items only inside its gate (btl_rwv_lock.h)
+export RWV_TEST_GATE=1
 # every "node" of the emulated cluster shares this host's cores
 export OMPI_MCA_hwloc_base_binding_policy=none
 cd "$top" || exit 1

@@ -151,7 +151,7 @@ static const char *rwv_list_name (const mca_btl_rwv_module_t *module, const opal
  * pass, the connection thread while it counts its own.  With MPI threads
  * the lists are atomic; a fenced gate is a mutex, whose holder is not
  * recorded, and goes unchecked. */
-void mca_btl_rwv_gate_check (const opal_free_list_t *list)
+void mca_btl_rwv_gate_check_now (const opal_free_list_t *list)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     bool inside;

@@ -28,6 +28,7 @@
 #include "opal/class/opal_free_list.h"
 #include "opal/sys/atomic.h"
 #include "rwv_opal_compat.h"
+#include "btl_rwv_test_fault.h"
 
 BEGIN_C_DECLS
 
@@ -138,10 +139,18 @@ static inline void mca_btl_rwv_progress_end (mca_btl_rwv_module_t *module)
  * gives one back can be handed out twice or lost.  So every take and
  * return happens inside the gate: under the lock, in a progress pass, or
  * in the connection thread inside it.  The suite's build
- * (--enable-test-faults) checks that at each one and aborts, naming the
- * list, where it does not hold; a default build checks nothing. */
+ * (--enable-test-faults), in a process started with RWV_TEST_GATE=1 (the
+ * suite's runner sets it), checks that at each one and aborts, naming the
+ * list, where it does not hold; otherwise it costs a load, and a default
+ * build checks nothing. */
 #if RWV_TEST_FAULTS
-void mca_btl_rwv_gate_check (const opal_free_list_t *list);
+void mca_btl_rwv_gate_check_now (const opal_free_list_t *list);
+#    define mca_btl_rwv_gate_check(list)                                                                            \
+        do {                                                                                                      \
+            if (OPAL_UNLIKELY(mca_btl_rwv_test_gate)) {                                                           \
+                mca_btl_rwv_gate_check_now (list);                                                                \
+            }                                                                                                     \
+        } while (0)
 #else
 #    define mca_btl_rwv_gate_check(list) ((void) 0)
 #endif

@@ -11,6 +11,7 @@
 #include "btl_rwv_test_fault.h"
 
 mca_btl_rwv_test_fault_t mca_btl_rwv_test_fault = MCA_BTL_RWV_TEST_FAULT_NONE;
+bool mca_btl_rwv_test_gate = false;
 
 void mca_btl_rwv_test_fault_open (void)
 {
@@ -20,8 +21,9 @@ void mca_btl_rwv_test_fault_open (void)
         [MCA_BTL_RWV_TEST_FAULT_FETCH_LEN] = "fetch_len", [MCA_BTL_RWV_TEST_FAULT_FETCH_ADDR] = "fetch_addr",
         [MCA_BTL_RWV_TEST_FAULT_HEAD_LEN] = "head_len",   [MCA_BTL_RWV_TEST_FAULT_DROP_CONN] = "drop_conn",
     };
-    const char *name = getenv ("RWV_TEST_FAULT");
+    const char *name = getenv ("RWV_TEST_FAULT"), *gate = getenv ("RWV_TEST_GATE");
 
+    mca_btl_rwv_test_gate = NULL != gate && 0 == strcmp (gate, "1");
     mca_btl_rwv_test_fault = MCA_BTL_RWV_TEST_FAULT_NONE;
     for (size_t f = 1 ; NULL != name && f < sizeof (names) / sizeof (names[0]) ; ++f) {
         if (0 == strcmp (name, names[f])) {

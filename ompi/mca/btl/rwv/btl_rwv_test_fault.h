@@ -4,7 +4,9 @@
  * with `configure --enable-test-faults' (the suite's own build).  A
  * process started with RWV_TEST_FAULT=<name> misbehaves, as a broken
  * or hostile member would, so the suite can prove that its peers refuse
- * it and live.  A default build compiles every check below to nothing.
+ * it and live.  One started with RWV_TEST_GATE=1 checks how its threads
+ * share rwv's free lists (btl_rwv_lock.h).  A default build compiles
+ * every check below to nothing.
  */
 #ifndef MCA_BTL_RWV_TEST_FAULT_H
 #define MCA_BTL_RWV_TEST_FAULT_H
@@ -28,7 +30,10 @@ typedef enum {
 #if RWV_TEST_FAULTS
 /* the fault still to commit; NONE in every process not told one */
 extern mca_btl_rwv_test_fault_t mca_btl_rwv_test_fault;
-/* read RWV_TEST_FAULT, once, when the component opens */
+/* RWV_TEST_GATE=1: check that every free list item is taken and given
+ * back inside the gate (btl_rwv_lock.h) */
+extern bool mca_btl_rwv_test_gate;
+/* read RWV_TEST_FAULT and RWV_TEST_GATE, once, when the component opens */
 void mca_btl_rwv_test_fault_open (void);
 /* true when READY holds and this process is to commit FAULT: once, or for
  * atomic_addr every time */
