@@ -38,6 +38,8 @@ bin=$top/_build/test
 export OMPI_MCA_opal_mca_base_component_path="SYS_DEFAULT:$top/_build/inst/lib/openmpi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_hwloc_base_binding_policy=none
 export OMPI_MCA_btl_rwv_backend=verbs OMPI_MCA_mpi_yield_when_idle=1
+# as every test of the suite: free list items only inside rwv's gate (btl_rwv_lock.h)
+export RWV_TEST_GATE=1
 dev=${RWV_GUEST_RDMA:-rxe0}
 case $dev in rxe*) netdev=rxenet ;; *) netdev=siwnet ;; esac
 failed=0

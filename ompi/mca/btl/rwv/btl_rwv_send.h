@@ -14,7 +14,7 @@ void mca_btl_rwv_conn_send_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *f
 void mca_btl_rwv_conn_flush_pending (mca_btl_rwv_conn_t *conn);
 int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn);
 void mca_btl_rwv_conn_fail_pending (mca_btl_rwv_conn_t *conn, int status);
-/* frees what the peer has consumed (kept for a replay) */
+/* With the lock: frees what the peer has consumed (kept for a replay) */
 void mca_btl_rwv_conn_release_acked (mca_btl_rwv_conn_t *conn);
 /* With the lock: take the credit the peer wrote into our tail, releasing
  * what it has consumed; false if the word is a lie (the connection closes).
