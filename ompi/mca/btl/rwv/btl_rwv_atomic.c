@@ -211,16 +211,22 @@ static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_en
     if (endpoint->failed) {
         return OPAL_ERR_UNREACH;
     }
+    /* taken and listed under the lock, before it can be answered: the
+     * reply may come in another thread */
     MCA_BTL_RWV_LOCK(module);
     atomic = (mca_btl_rwv_atomic_t *) mca_btl_rwv_list_get (&module->atomics);
-    MCA_BTL_RWV_UNLOCK(module);
     if (NULL == atomic) {
+        MCA_BTL_RWV_UNLOCK(module);
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
     *atomic = (mca_btl_rwv_atomic_t) {
         .super = atomic->super, .endpoint = endpoint, .local_address = local_address,
         .local_handle = local_handle, .flags = flags, .cbfunc = cbfunc, .cbcontext = cbcontext, .cbdata = cbdata,
     };
+    opal_list_append (&endpoint->atomics, &atomic->super.super);
+    endpoint->ops_out++;
+    proof = mca_btl_rwv_flush_prove (endpoint);
+    MCA_BTL_RWV_UNLOCK(module);
     hdr = (mca_btl_rwv_atomic_request_hdr_t) {
         .context = (uint64_t) (uintptr_t) atomic, .address = remote_address, .key = remote_handle->rkey[0],
         .operand = operand, .compare = compare, .op = (uint16_t) op, .flags = (uint16_t) flags,
@@ -228,12 +234,6 @@ static int mca_btl_rwv_atomic_start (mca_btl_base_module_t *btl, mca_btl_base_en
     if (MCA_BTL_RWV_TEST_FAULT(MCA_BTL_RWV_TEST_FAULT_ATOMIC_ADDR, true)) {
         hdr.address += (uint64_t) 1 << 30;
     }
-    /* listed before it can be answered: the reply may come in another thread */
-    MCA_BTL_RWV_LOCK(module);
-    opal_list_append (&endpoint->atomics, &atomic->super.super);
-    endpoint->ops_out++;
-    proof = mca_btl_rwv_flush_prove (endpoint);
-    MCA_BTL_RWV_UNLOCK(module);
     rc = mca_btl_rwv_send_control (endpoint, MCA_BTL_RWV_TAG_ATOMIC, &hdr, sizeof (hdr));
     if (OPAL_SUCCESS != rc) {
         MCA_BTL_RWV_LOCK(module);

@@ -125,6 +125,25 @@ void mca_btl_rwv_frag_complete (mca_btl_rwv_frag_t *frag, int status)
 
 /* ------------------------------------------------------------ the BTL descriptor calls */
 
+/* ob1 calls these outside any of rwv's calls: the buffer is taken and
+ * given back inside the gate all the same (mca_btl_rwv_list_get). */
+static mca_btl_rwv_frag_t *mca_btl_rwv_frag_take (mca_btl_base_endpoint_t *endpoint, uint32_t flags, size_t bytes)
+{
+    mca_btl_rwv_frag_t *frag;
+
+    MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+    frag = mca_btl_rwv_frag_alloc_sized (endpoint, flags, bytes);
+    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
+    return frag;
+}
+
+void mca_btl_rwv_frag_give_back (mca_btl_rwv_frag_t *frag)
+{
+    MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
+    mca_btl_rwv_frag_return (frag);
+    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
+}
+
 mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,
                                                          mca_btl_base_endpoint_t *endpoint, uint8_t order,
                                                          size_t size, uint32_t flags)
@@ -134,9 +153,7 @@ mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *
     if (OPAL_UNLIKELY(size > mca_btl_rwv_max_payload ())) {
         return NULL;
     }
-    MCA_BTL_RWV_LOCK(mca_btl_rwv_component.module);
-    frag = mca_btl_rwv_frag_alloc_sized (endpoint, flags, size);
-    MCA_BTL_RWV_UNLOCK(mca_btl_rwv_component.module);
+    frag = mca_btl_rwv_frag_take (endpoint, flags, size);
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
@@ -210,24 +227,19 @@ mca_btl_base_descriptor_t *mca_btl_rwv_prepare_src (mca_btl_base_module_t *btl,
                                                            opal_convertor_t *convertor, uint8_t order,
                                                            size_t reserve, size_t *size, uint32_t flags)
 {
-    mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_frag_t *frag;
     int rc;
 
     if (reserve + *size > mca_btl_rwv_max_payload ()) {
         *size = mca_btl_rwv_max_payload () - reserve;
     }
-    MCA_BTL_RWV_LOCK(module);
-    frag = mca_btl_rwv_frag_alloc_sized (endpoint, flags, reserve + *size);
-    MCA_BTL_RWV_UNLOCK(module);
+    frag = mca_btl_rwv_frag_take (endpoint, flags, reserve + *size);
     if (OPAL_UNLIKELY(NULL == frag)) {
         return NULL;
     }
     rc = mca_btl_rwv_frag_pack (frag, convertor, reserve, size, mca_btl_rwv_in_place_ok (endpoint, convertor, *size));
     if (OPAL_UNLIKELY(OPAL_SUCCESS != rc)) {
-        MCA_BTL_RWV_LOCK(module);
-        mca_btl_rwv_frag_return (frag);
-        MCA_BTL_RWV_UNLOCK(module);
+        mca_btl_rwv_frag_give_back (frag);
         return NULL;
     }
     return &frag->base;

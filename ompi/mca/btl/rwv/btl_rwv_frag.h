@@ -180,6 +180,8 @@ static inline void mca_btl_rwv_frag_return (mca_btl_rwv_frag_t *frag)
 {
     mca_btl_rwv_list_return (frag->list, &frag->base.super);
 }
+/* Give FRAG back from outside rwv's lock (it takes the lock) */
+void mca_btl_rwv_frag_give_back (mca_btl_rwv_frag_t *frag);
 /* The BTL's descriptor calls (ob1 allocates, fills, frees send descriptors) */
 mca_btl_base_descriptor_t *mca_btl_rwv_alloc_descriptor (mca_btl_base_module_t *btl,
                                                          struct mca_btl_base_endpoint_t *endpoint,

@@ -8,8 +8,8 @@
 #include "opal_config.h"
 
 #include <linux/membarrier.h>
-#include <stdlib.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,21 +154,17 @@ static const char *rwv_list_name (const mca_btl_rwv_module_t *module, const opal
 void mca_btl_rwv_gate_check_now (const opal_free_list_t *list)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
-    bool inside;
+    bool cm_thread;
 
     if (opal_using_threads () || module->gate.fenced || !module->cm.running) {
         return;
     }
-    if (pthread_equal (pthread_self (), module->cm.thread)) {
-        inside = module->gate.cm_depth > 0;
-    } else {
-        inside = module->gate.depth > 0 || module->progressing;
+    cm_thread = pthread_equal (pthread_self (), module->cm.thread);
+    if (cm_thread ? module->gate.cm_depth > 0 : module->gate.depth > 0 || module->progressing) {
+        return;
     }
-    if (!inside) {
-        opal_output (0, "btl/rwv: %s taken or given back outside the gate by the %s thread (a race with the "
-                     "other thread)", rwv_list_name (module, list),
-                     pthread_equal (pthread_self (), module->cm.thread) ? "connection" : "application");
-        abort ();
-    }
+    opal_output (0, "btl/rwv: %s taken or given back outside the gate by the %s thread (a race with the other "
+                 "thread)", rwv_list_name (module, list), cm_thread ? "connection" : "application");
+    abort ();
 }
 #endif

@@ -158,9 +158,7 @@ int mca_btl_rwv_send_control (mca_btl_rwv_endpoint_t *endpoint, mca_btl_base_tag
     memcpy (((mca_btl_rwv_frag_t *) des)->buf, data, len);
     rc = mca_btl_rwv_send (&module->super, endpoint, des, tag);
     if (rc < 0) {
-        MCA_BTL_RWV_LOCK(module);
-        mca_btl_rwv_frag_return ((mca_btl_rwv_frag_t *) des);
-        MCA_BTL_RWV_UNLOCK(module);
+        mca_btl_rwv_frag_give_back ((mca_btl_rwv_frag_t *) des);
         return rc;
     }
     return OPAL_SUCCESS; /* sent at once (1), or queued */
