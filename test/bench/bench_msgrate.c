@@ -21,8 +21,14 @@
  * for and reaped, credit writes, messages in place and messages from a
  * send ring of every rank, over every rank's eager messages
  * (acknowledgements and collectives included).
+ * -P CTL,ACK: perf stat's control and acknowledgement FIFOs (perf stat
+ * --control fifo:CTL,ACK -D -1): rank 0 turns the count on for the timed
+ * repeats of each size alone and off after them, so that MPI_Init, the
+ * warm-up and the wiring of connections stay out of it, and prints the
+ * number of messages counted ("# counted N messages").  Run one size per
+ * job: perf adds every span it counted.
  *
- *   bench_msgrate [-r repeats] [-w window] [-i windows] [-b] [-c] [-S usec] [-R usec] SIZE...
+ *   bench_msgrate [-r repeats] [-w window] [-i windows] [-b] [-c] [-S usec] [-R usec] [-P ctl,ack] SIZE...
  * prints: size_bytes messages_per_s MBps [writes completions_requested completions_reaped credit_writes
  *         in_place send_ring]
  */
@@ -30,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include "bench_stats.h"
@@ -73,6 +81,38 @@ static void counters_read (counters_t *c, unsigned long *values)
         if (c->found) {
             MPI_T_pvar_read (c->session, c->handle[k], &values[k]);
         }
+    }
+}
+
+/* Tell perf stat to start or stop counting (COMMAND "enable" or
+ * "disable") and wait, at most 5 s, until it has: a command perf had not
+ * yet read when the timed part began would count less than the part.
+ * Without perf listening the FIFOs do not open and nothing is counted. */
+static void perf_control (const char *fifos, const char *command)
+{
+    char ctl[256], ack[8];
+    const char *comma = fifos ? strchr (fifos, ',') : NULL;
+    int c, a;
+
+    if (NULL == comma || (size_t) (comma - fifos) >= sizeof (ctl)) {
+        return;
+    }
+    memcpy (ctl, fifos, (size_t) (comma - fifos));
+    ctl[comma - fifos] = '\0';
+    c = open (ctl, O_WRONLY | O_NONBLOCK);
+    a = open (comma + 1, O_RDONLY | O_NONBLOCK);
+    if (c >= 0 && a >= 0 && write (c, command, strlen (command)) == (ssize_t) strlen (command)) {
+        struct pollfd p = {.fd = a, .events = POLLIN};
+
+        if (poll (&p, 1, 5000) > 0) {
+            (void) !read (a, ack, sizeof (ack));
+        }
+    }
+    if (c >= 0) {
+        close (c);
+    }
+    if (a >= 0) {
+        close (a);
     }
 }
 
@@ -154,13 +194,14 @@ int main (int argc, char **argv)
     int rank, nprocs, opt, repeats = 3, window = 64, fixed_iters = 0, both = 0, want_counters = 0, bad = 0, total_bad = 0, provided;
     int send_pause = 0, recv_pause = 0;
     size_t max = 1;
+    const char *perf_fifos = NULL;
     counters_t counters = {0};
 
     MPI_Init (&argc, &argv);
     MPI_T_init_thread (MPI_THREAD_SINGLE, &provided);
     MPI_Comm_rank (MPI_COMM_WORLD, &rank);
     MPI_Comm_size (MPI_COMM_WORLD, &nprocs);
-    while (-1 != (opt = getopt (argc, argv, "r:w:i:bcS:R:"))) {
+    while (-1 != (opt = getopt (argc, argv, "r:w:i:bcS:R:P:"))) {
         switch (opt) {
         case 'r': repeats = atoi (optarg); break;
         case 'w': window = atoi (optarg); break;
@@ -169,13 +210,14 @@ int main (int argc, char **argv)
         case 'c': want_counters = 1; break;
         case 'S': send_pause = atoi (optarg); break;
         case 'R': recv_pause = atoi (optarg); break;
+        case 'P': perf_fifos = optarg; break;
         default: MPI_Abort (MPI_COMM_WORLD, 2);
         }
     }
     if (nprocs % 2 || optind >= argc || repeats < 1 || repeats > MAX_REPEATS || window < 1 || window > 1024 ||
         fixed_iters < 0 || send_pause < 0 || recv_pause < 0) {
         if (0 == rank) {
-            fprintf (stderr, "usage: mpirun -np 2N %s [-r 1..%d] [-w 1..1024] [-i windows] [-b] [-c] [-S usec] [-R usec] SIZE...\n", argv[0],
+            fprintf (stderr, "usage: mpirun -np 2N %s [-r 1..%d] [-w 1..1024] [-i windows] [-b] [-c] [-S usec] [-R usec] [-P ctl,ack] SIZE...\n", argv[0],
                      MAX_REPEATS);
         }
         MPI_Abort (MPI_COMM_WORLD, 2);
@@ -207,11 +249,18 @@ int main (int argc, char **argv)
 
         (void) run (peer, sends, recvs, sbuf, rbuf, size, window, iters / 4 + 1, pause, &bad); /* warm up */
         counters_read (&counters, before);
+        if (0 == rank) {
+            perf_control (perf_fifos, "enable\n");
+        }
         for (int r = 0 ; r < repeats ; ++r) {
             double mine = run (peer, sends, recvs, sbuf, rbuf, size, window, iters, pause, &bad), slowest;
 
             MPI_Allreduce (&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             rate[r] = (double) pairs * directions * window * iters / slowest;
+        }
+        if (0 == rank && perf_fifos) {
+            perf_control (perf_fifos, "disable\n");
+            printf ("# counted %ld messages\n", (long) pairs * directions * window * iters * repeats);
         }
         counters_read (&counters, after);
         for (int k = 0 ; k < NUM_COUNTERS ; ++k) {

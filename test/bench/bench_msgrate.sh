@@ -34,6 +34,45 @@ run_rate () { # where contender launcher np args... (then bench_msgrate's own op
     fi
 }
 
+# Where ranks outnumber cores, what a rank does while it waits decides
+# the rate.  With mpi_yield_when_idle every progress call that found
+# nothing ends in sched_yield, for any BTL, so perf's count of those calls
+# over the timed part of a job (bench_msgrate -P) is the idle passes.  Also
+# counted: the calls that look at sockets (poll, ppoll, epoll_wait,
+# epoll_pwait, select, pselect6) and every system call, system wide.
+count_events="syscalls:sys_enter_sched_yield"
+for e in poll ppoll epoll_wait epoll_pwait select pselect6; do
+    count_events="$count_events,syscalls:sys_enter_$e"
+done
+count_events="$count_events,raw_syscalls:sys_enter"
+perf_counts=0
+perf stat -a -x, -D -1 --control fifo:/dev/null -e "$count_events" -o /dev/null true > /dev/null 2>&1 && perf_counts=1
+
+# one size in one job, its rate as run_rate's, its counts per message to
+# OUT/raw-count-WHERE-CONTENDER.rounds as "size idle_passes polls syscalls"
+run_counted () { # where contender size launcher np args...
+    local where=$1 name=$2 size=$3 fifo=$out/perf-control perf_pid="" m
+    shift 3
+    if [ $perf_counts = 1 ]; then
+        rm -f "$fifo.ctl" "$fifo.ack"
+        mkfifo "$fifo.ctl" "$fifo.ack"
+        perf stat -a -x, -D -1 --control "fifo:$fifo.ctl,$fifo.ack" -e "$count_events" -o "$fifo.counts" \
+            > /dev/null 2>&1 &
+        perf_pid=$!
+        sleep 1 # perf takes a moment to open its FIFOs
+        run_rate "$where" "$name" "$@" -P "$fifo.ctl,$fifo.ack" "$size"
+        kill -INT $perf_pid && wait $perf_pid
+        m=$(awk '/^# counted/ {print $3}' "$out/raw-msgrate-$where-$name.out")
+        [ -n "$m" ] && awk -F, -v m="$m" -v s="$size" '
+            $3 ~ /sched_yield$/ {y = $1} $3 ~ /^syscalls:/ && $3 !~ /sched_yield$/ {p += $1} $3 ~ /^raw_syscalls/ {a = $1}
+            END {printf "%s %.2f %.2f %.2f\n", s, y / m, p / m, a / m}' "$fifo.counts" \
+            >> "$out/raw-count-$where-$name.rounds"
+        rm -f "$fifo.ctl" "$fifo.ack"
+    else
+        run_rate "$where" "$name" "$@" "$size"
+    fi
+}
+
 # median per size over rounds of every column
 summarize () { # where name sizes
     local raw=$out/raw-msgrate-$1-$2 s
@@ -94,17 +133,27 @@ for ((round = 1; round <= rounds; round++)); do
     run_rate net rwv1 cluster_mpirun 2 --map-by node --mca btl self,rwv --mca btl_rwv_write_batch 1 \
         "$bin/bench_msgrate" -c $sizes
     # 4 and 8 ranks on this host's cores: waiting ranks yield, for both contenders alike
-    for pairs in 2 4; do
-        run_rate "pairs$pairs" tcp cluster_mpirun $((2 * pairs)) --map-by node --mca mpi_yield_when_idle 1 \
-            --mca btl self,tcp "$bin/bench_msgrate" $pair_sizes
-        run_rate "pairs$pairs" rwv cluster_mpirun $((2 * pairs)) --map-by node --mca mpi_yield_when_idle 1 \
-            --mca btl self,rwv "$bin/bench_msgrate" $pair_sizes
+    for c in tcp rwv; do
+        run_rate pairs2 "$c" cluster_mpirun 4 --map-by node --mca mpi_yield_when_idle 1 \
+            --mca btl self,"$c" "$bin/bench_msgrate" $pair_sizes
+    done
+    for s in $pair_sizes; do
+        for c in tcp rwv; do
+            run_counted pairs4 "$c" "$s" cluster_mpirun 8 --map-by node --mca mpi_yield_when_idle 1 \
+                --mca btl self,"$c" "$bin/bench_msgrate"
+        done
     done
 done
 cluster_down
 for c in raw tcp rwv rwv1; do summarize net "$c" "$sizes"; done
 for pairs in 2 4; do
     for c in tcp rwv; do summarize "pairs$pairs" "$c" "$pair_sizes"; done
+done
+for c in tcp rwv; do
+    [ -f "$out/raw-count-pairs4-$c.rounds" ] || continue
+    for s in $pair_sizes; do
+        awk -v s="$s" '$1 == s' "$out/raw-count-pairs4-$c.rounds" | bench_median_columns
+    done > "$out/count-pairs4-$c.dat"
 done
 
 echo "## Message rate between 2 emulated nodes, 1 rail (window 64, one direction; messages per second)"
@@ -137,4 +186,25 @@ for pairs in 2 4; do
         echo "| $pairs | $(bench_size "$s") | $(krate "$t") | $(krate "$v") | $(bench_ratio "$v" "$t") |"
     done
 done
+echo
+
+if [ $perf_counts = 1 ]; then
+    echo "## What 4 pairs do while they wait (per message, over the timed part of each job; medians of rounds)"
+    echo
+    echo "| size | tcp: idle progress passes | rwv | rwv vs tcp | tcp: calls that poll sockets | rwv | tcp: system calls | rwv |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    for s in $pair_sizes; do
+        t=$(awk -v s="$s" '$1 == s {print $2, $3, $4}' "$out/count-pairs4-tcp.dat" 2>/dev/null)
+        v=$(awk -v s="$s" '$1 == s {print $2, $3, $4}' "$out/count-pairs4-rwv.dat" 2>/dev/null)
+        set -- ${t:-- - -} ${v:-- - -}
+        echo "| $(bench_size "$s") | $1 | $4 | $(bench_ratio "$4" "$1") | $2 | $5 | $3 | $6 |"
+    done
+    echo
+    echo "8 ranks on 2 cores with mpi_yield_when_idle 1; perf stat counts system wide, from the start of each"
+    echo "job's timed repeats to their end (bench_msgrate -P). Idle progress passes: sched_yield calls, which"
+    echo "opal_progress makes after every call that found nothing, whatever the BTL. Calls that poll sockets:"
+    echo "poll, ppoll, epoll_wait, epoll_pwait, select, pselect6."
+else
+    echo "Idle passes of 4 pairs not counted: perf stat cannot count system calls here (linux-perf, root)."
+fi
 echo
