@@ -203,7 +203,9 @@ if [ $perf_counts = 1 ]; then
     echo "8 ranks on 2 cores with mpi_yield_when_idle 1; perf stat counts system wide, from the start of each"
     echo "job's timed repeats to their end (bench_msgrate -P). Idle progress passes: sched_yield calls, which"
     echo "opal_progress makes after every call that found nothing, whatever the BTL. Calls that poll sockets:"
-    echo "poll, ppoll, epoll_wait, epoll_pwait, select, pselect6."
+    echo "poll, ppoll, epoll_wait, epoll_pwait, select, pselect6. Single jobs spread widely (btl/tcp's idle"
+    echo "passes fall into two modes from job to job), so a few rounds can put either ahead at small sizes;"
+    echo "docs/results-message-rate.md pools 10 to 30 jobs per size."
 else
     echo "Idle passes of 4 pairs not counted: perf stat cannot count system calls here (linux-perf, root)."
 fi
