@@ -25,19 +25,22 @@
  * --control fifo:CTL,ACK -D -1): rank 0 turns the count on for the timed
  * repeats of each size alone and off after them, so that MPI_Init, the
  * warm-up and the wiring of connections stay out of it, and prints the
- * number of messages counted ("# counted N messages").  Run one size per
- * job: perf adds every span it counted.
+ * number of messages counted ("# counted N messages", or "# not counted"
+ * when perf did not acknowledge both commands).  Run one size per job:
+ * perf adds every span it counted.
  *
  *   bench_msgrate [-r repeats] [-w window] [-i windows] [-b] [-c] [-S usec] [-R usec] [-P ctl,ack] SIZE...
  * prints: size_bytes messages_per_s MBps [writes completions_requested completions_reaped credit_writes
  *         in_place send_ring]
  */
 #include <mpi.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include "bench_stats.h"
@@ -84,29 +87,39 @@ static void counters_read (counters_t *c, unsigned long *values)
     }
 }
 
-/* Tell perf stat to start or stop counting (COMMAND "enable" or
- * "disable") and wait, at most 5 s, until it has: a command perf had not
- * yet read when the timed part began would count less than the part.
- * Without perf listening the FIFOs do not open and nothing is counted. */
-static void perf_control (const char *fifos, const char *command)
+/* Wait, at most 5 s, for perf's acknowledgement on A; true if it came. */
+static bool perf_acked (int a)
 {
-    char ctl[256], ack[8];
-    const char *comma = fifos ? strchr (fifos, ',') : NULL;
-    int c, a;
+    struct pollfd p = {.fd = a, .events = POLLIN};
+    char ack[16];
+    int n;
 
-    if (NULL == comma || (size_t) (comma - fifos) >= sizeof (ctl)) {
-        return;
+    while ((n = poll (&p, 1, 5000)) < 0 && EINTR == errno) {
     }
-    memcpy (ctl, fifos, (size_t) (comma - fifos));
-    ctl[comma - fifos] = '\0';
-    c = open (ctl, O_WRONLY | O_NONBLOCK);
-    a = open (comma + 1, O_RDONLY | O_NONBLOCK);
-    if (c >= 0 && a >= 0 && write (c, command, strlen (command)) == (ssize_t) strlen (command)) {
-        struct pollfd p = {.fd = a, .events = POLLIN};
+    return n > 0 && read (a, ack, sizeof (ack)) > 0;
+}
 
-        if (poll (&p, 1, 5000) > 0) {
-            (void) !read (a, ack, sizeof (ack));
+/* Tell perf stat to start or stop counting (COMMAND "enable" or
+ * "disable") and wait until it has: a command perf had not yet read when
+ * the timed part began would count less than the part.  perf keeps the
+ * acknowledgement FIFO open itself, so a late acknowledgement of an
+ * earlier command would stay there: it is drained first.  False if perf
+ * is not listening (the FIFO does not open) or did not acknowledge. */
+static bool perf_control (const char *fifos, const char *command)
+{
+    const char *comma = fifos ? strchr (fifos, ',') : NULL;
+    size_t len = strlen (command);
+    char *ctl, stale[16];
+    bool done = false;
+    int c = -1, a = -1;
+
+    if (NULL == comma || NULL == (ctl = strndup (fifos, (size_t) (comma - fifos)))) {
+        return false;
+    }
+    if ((a = open (comma + 1, O_RDONLY | O_NONBLOCK)) >= 0 && (c = open (ctl, O_WRONLY | O_NONBLOCK)) >= 0) {
+        while (read (a, stale, sizeof (stale)) > 0) {
         }
+        done = write (c, command, len) == (ssize_t) len && perf_acked (a);
     }
     if (c >= 0) {
         close (c);
@@ -114,6 +127,8 @@ static void perf_control (const char *fifos, const char *command)
     if (a >= 0) {
         close (a);
     }
+    free (ctl);
+    return done;
 }
 
 /* Enough windows for about 20 ms of traffic at a guessed rate. */
@@ -245,12 +260,13 @@ int main (int argc, char **argv)
         size_t size = strtoull (argv[a], NULL, 0);
         int iters = fixed_iters ? fixed_iters : iterations (size, window);
         unsigned long before[NUM_COUNTERS], after[NUM_COUNTERS];
+        bool counted = false;
         double rate[MAX_REPEATS];
 
         (void) run (peer, sends, recvs, sbuf, rbuf, size, window, iters / 4 + 1, pause, &bad); /* warm up */
         counters_read (&counters, before);
         if (0 == rank) {
-            perf_control (perf_fifos, "enable\n");
+            counted = perf_control (perf_fifos, "enable\n");
         }
         for (int r = 0 ; r < repeats ; ++r) {
             double mine = run (peer, sends, recvs, sbuf, rbuf, size, window, iters, pause, &bad), slowest;
@@ -259,8 +275,11 @@ int main (int argc, char **argv)
             rate[r] = (double) pairs * directions * window * iters / slowest;
         }
         if (0 == rank && perf_fifos) {
-            perf_control (perf_fifos, "disable\n");
-            printf ("# counted %ld messages\n", (long) pairs * directions * window * iters * repeats);
+            if (perf_control (perf_fifos, "disable\n") && counted) {
+                printf ("# counted %ld messages\n", (long) pairs * directions * window * iters * repeats);
+            } else {
+                printf ("# not counted: perf stat did not take its commands (-P %s)\n", perf_fifos);
+            }
         }
         counters_read (&counters, after);
         for (int k = 0 ; k < NUM_COUNTERS ; ++k) {

@@ -40,13 +40,23 @@ run_rate () { # where contender launcher np args... (then bench_msgrate's own op
 # over the timed part of a job (bench_msgrate -P) is the idle passes.  Also
 # counted: the calls that look at sockets (poll, ppoll, epoll_wait,
 # epoll_pwait, select, pselect6) and every system call, system wide.
+# (an architecture without one of these calls, arm64's poll, lacks its tracepoint)
+tracing=/sys/kernel/tracing/events/syscalls
+[ -d $tracing ] || tracing=/sys/kernel/debug/tracing/events/syscalls
 count_events="syscalls:sys_enter_sched_yield"
 for e in poll ppoll epoll_wait epoll_pwait select pselect6; do
+    [ -d $tracing ] && [ ! -d "$tracing/sys_enter_$e" ] && continue
     count_events="$count_events,syscalls:sys_enter_$e"
 done
 count_events="$count_events,raw_syscalls:sys_enter"
 perf_counts=0
 perf stat -a -x, -D -1 --control fifo:/dev/null -e "$count_events" -o /dev/null true > /dev/null 2>&1 && perf_counts=1
+
+# windows per repeat of a 4-pair counted job: about 0.3 s of traffic at
+# the rates 4 pairs reach here (250k messages a second at 1 B, 80k at
+# 32 KiB), so that the count's first and last microseconds (ranks waiting
+# for rank 0 to tell perf) are a small part of it
+counted_windows () { awk -v s="$1" 'BEGIN {n = int(1.2e6 / (4000 + 0.26 * s)); print n < 60 ? 60 : (n > 400 ? 400 : n)}'; }
 
 # one size in one job, its rate as run_rate's, its counts per message to
 # OUT/raw-count-WHERE-CONTENDER.rounds as "size idle_passes polls syscalls"
@@ -54,19 +64,25 @@ run_counted () { # where contender size launcher np args...
     local where=$1 name=$2 size=$3 fifo=$out/perf-control perf_pid="" m
     shift 3
     if [ $perf_counts = 1 ]; then
-        rm -f "$fifo.ctl" "$fifo.ack"
+        rm -f "$fifo.ctl" "$fifo.ack" "$fifo.counts"
         mkfifo "$fifo.ctl" "$fifo.ack"
-        perf stat -a -x, -D -1 --control "fifo:$fifo.ctl,$fifo.ack" -e "$count_events" -o "$fifo.counts" \
-            > /dev/null 2>&1 &
+        # bounded, so that a run killed meanwhile leaves no system-wide count behind
+        timeout 600 perf stat -a -x, -D -1 --control "fifo:$fifo.ctl,$fifo.ack" -e "$count_events" \
+            -o "$fifo.counts" > /dev/null 2>&1 &
         perf_pid=$!
         sleep 1 # perf takes a moment to open its FIFOs
-        run_rate "$where" "$name" "$@" -P "$fifo.ctl,$fifo.ack" "$size"
-        kill -INT $perf_pid && wait $perf_pid
+        run_rate "$where" "$name" "$@" -i "$(counted_windows "$size")" -P "$fifo.ctl,$fifo.ack" "$size"
+        kill -INT $perf_pid 2> /dev/null
+        wait $perf_pid
+        # a job that failed or was not counted adds no row (its rate says why)
         m=$(awk '/^# counted/ {print $3}' "$out/raw-msgrate-$where-$name.out")
-        [ -n "$m" ] && awk -F, -v m="$m" -v s="$size" '
-            $3 ~ /sched_yield$/ {y = $1} $3 ~ /^syscalls:/ && $3 !~ /sched_yield$/ {p += $1} $3 ~ /^raw_syscalls/ {a = $1}
-            END {printf "%s %.2f %.2f %.2f\n", s, y / m, p / m, a / m}' "$fifo.counts" \
-            >> "$out/raw-count-$where-$name.rounds"
+        if [ -n "$m" ] && ! grep -q ERROR "$out/raw-msgrate-$where-$name.out"; then
+            awk -F, -v m="$m" -v s="$size" '
+                $1 !~ /^[0-9]+$/ && $3 ~ /sys_enter/ {bad = 1}
+                $3 ~ /sched_yield$/ {y = $1} $3 ~ /^syscalls:/ && $3 !~ /sched_yield$/ {p += $1} $3 ~ /^raw_syscalls/ {a = $1}
+                END {if (!bad && a > 0 && m > 0) printf "%s %.2f %.2f %.2f\n", s, y / m, p / m, a / m}' "$fifo.counts" \
+                >> "$out/raw-count-$where-$name.rounds"
+        fi
         rm -f "$fifo.ctl" "$fifo.ack"
     else
         run_rate "$where" "$name" "$@" "$size"
@@ -187,6 +203,11 @@ for pairs in 2 4; do
     done
 done
 echo
+if [ $perf_counts = 1 ]; then
+    echo "4 pairs: one job per size, counted by perf stat (next table), whose tracepoints slow every system"
+    echo "call a little while it counts; 2 pairs: one job for every size, uncounted."
+    echo
+fi
 
 if [ $perf_counts = 1 ]; then
     echo "## What 4 pairs do while they wait (per message, over the timed part of each job; medians of rounds)"
@@ -200,7 +221,7 @@ if [ $perf_counts = 1 ]; then
         echo "| $(bench_size "$s") | $1 | $4 | $(bench_ratio "$4" "$1") | $2 | $5 | $3 | $6 |"
     done
     echo
-    echo "8 ranks on 2 cores with mpi_yield_when_idle 1; perf stat counts system wide, from the start of each"
+    echo "8 ranks on this machine's $(nproc) cores with mpi_yield_when_idle 1; perf stat counts system wide, from the start of each"
     echo "job's timed repeats to their end (bench_msgrate -P). Idle progress passes: sched_yield calls, which"
     echo "opal_progress makes after every call that found nothing, whatever the BTL. Calls that poll sockets:"
     echo "poll, ppoll, epoll_wait, epoll_pwait, select, pselect6. Single jobs spread widely (btl/tcp's idle"
