@@ -14,6 +14,9 @@
 # Instructions do not depend on the emulated CPU's speed; the guest's
 # emulation makes a run of 3 sizes take about 10 minutes.
 #   test/bench/bench_msgcost_verbs.sh [SIZE...]
+# RWV_MSGCOST_FUNCTIONS=N also prints, under the table, each side's N
+# costliest functions of mca_btl_rwv.so (own instructions per message),
+# the breakdown the trims in docs/results-message-rate.md were read from.
 # Prints a markdown table; where the guest cannot run (not root, no qemu),
 # one line says why.
 set -u
@@ -26,7 +29,7 @@ if [ "${1:-}" != --in-guest ]; then
     trap 'rm -f "$out"' EXIT
     # the console adds carriage returns and terminal escapes (as test_rwv_verbs.sh reads it)
     RWV_GUEST_DEVICES=rxe RWV_RXE_TIMEOUT=${RWV_RXE_TIMEOUT:-2400} "$here/../verbs/guest.sh" \
-        bash "$here/bench_msgcost_verbs.sh" --in-guest "$@" 2>&1 |
+        env RWV_MSGCOST_FUNCTIONS="${RWV_MSGCOST_FUNCTIONS:-0}" bash "$here/bench_msgcost_verbs.sh" --in-guest "$@" 2>&1 |
         sed -u 's/\r//g; s/\x1bc/\n/g; s/\x1b\[[0-9;?]*[a-zA-Z]//g' > "$out"
     rc=${PIPESTATUS[0]}
     if [ "$rc" -eq 77 ]; then
@@ -72,6 +75,8 @@ rank_cost () { # size role
         [ $((after - before)) -ge "$in_run" ] && grep -q "btl/rwv: connected to .* on verbs/rxe0:1" "$prof.out" ||
         { echo "failed - - - -"; tail -5 "$prof.out" >&2; return; }
     callgrind_counts "$prof-rank$2.cg" rwv | callgrind_per_message $in_run
+    [ "${RWV_MSGCOST_FUNCTIONS:-0}" -gt 0 ] && callgrind_functions "$prof-rank$2.cg" rwv $in_run \
+        "${RWV_MSGCOST_FUNCTIONS}" > "$work/functions-$1-role$2"
 }
 
 cells () { echo "$1" | sed 's/ / | /g'; }
@@ -84,6 +89,14 @@ for size in $sizes; do
     bench_progress "verbs message cost, $(bench_size "$size")"
     sender=$(rank_cost "$size" 0) receiver=$(rank_cost "$size" 1 | awk '{print $1, $3, $4, $5}')
     echo "| $(bench_size "$size") | $(cells "$sender") | $(cells "$receiver") |"
+done
+for f in "$work"/functions-*; do
+    [ -s "$f" ] || continue
+    role=${f##*-role} size=${f#*functions-}
+    echo
+    echo "## Own instructions per message, $(bench_size "${size%-role*}"), $([ "$role" = 0 ] && echo sender || echo receiver)"
+    echo
+    sed 's/^/  /' "$f"
 done
 rm -rf "$work"
 echo

@@ -33,3 +33,17 @@ callgrind_counts () { # file btl
 callgrind_per_message () { # n
     awk -v n="$1" '{printf "%.0f %.0f %.0f %.2f %.0f\n", $1 / n, $2 / n, $3 / n, $4 / n, $5 / n}'
 }
+
+# the N functions of mca_btl_BTL.so with the most instructions of their
+# own, per message of M: "count function" lines, costliest first (a
+# function's lines from inlined headers name its object on one line only)
+callgrind_functions () { # file btl m n
+    callgrind_annotate --threshold=100 "$1" 2> /dev/null |
+        awk -v so="mca_btl_$2.so" -v m="$3" '
+            /^ *[0-9,]+ \( *[0-9.]+%\) / && !/PROGRAM TOTALS/ {
+                n = $1; gsub(",", "", n); fn = $0; sub(/^[^)]*\) +[^:]*:/, "", fn); obj = ""
+                if (match(fn, / \[.*\]$/)) {obj = substr(fn, RSTART + 2, RLENGTH - 3); fn = substr(fn, 1, RSTART - 1)}
+                cost[fn] += n; if (obj != "") owner[fn] = obj}
+            END {for (fn in cost) if (owner[fn] ~ ("/" so "$")) printf "%6.1f %s\n", cost[fn] / m, fn}' |
+        sort -rn | head -n "$4"
+}
