@@ -374,6 +374,21 @@ static int verbs_writev (mca_btl_rwv_conn_t *conn, const mca_btl_rwv_iov_t *iov,
     return posted;
 }
 
+/* A write with nothing to call back: its one request, without
+ * verbs_post's frame for chains and slots, where the device carries
+ * immediate data (every eager message on RoCE and InfiniBand). */
+static inline int verbs_write_plain (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint32_t lkey,
+                                     unsigned int flags, uint64_t raddr, uint64_t rkey, bool with_imm, uint32_t imm)
+{
+    enum ibv_wr_opcode opcode = verbs_write_opcode (with_imm);
+
+    if (OPAL_UNLIKELY(verbs_notifies_by_send (conn, opcode))) {
+        return verbs_post (conn, opcode, buf, len, lkey, flags, raddr, rkey, imm, NULL);
+    }
+    return verbs_write_unwatched ((mca_btl_rwv_verbs_qp_t *) conn->backend, opcode, buf, len, lkey, flags, raddr,
+                                  rkey, imm);
+}
+
 /* Inline: the buffer is free on return, nothing to call back; one in
  * MCA_BTL_RWV_VERBS_SIGNAL_EVERY asks for a completion (verbs_signal). */
 static int verbs_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, uint64_t raddr,
@@ -382,7 +397,7 @@ static int verbs_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t
     if (len > conn->rail->inject_size) {
         return OPAL_ERR_OUT_OF_RESOURCE;
     }
-    return verbs_post (conn, verbs_write_opcode (with_imm), buf, len, 0, IBV_SEND_INLINE, raddr, rkey, imm, NULL);
+    return verbs_write_plain (conn, buf, len, 0, IBV_SEND_INLINE, raddr, rkey, with_imm, imm);
 }
 
 /* Unsignalled but for one in MCA_BTL_RWV_VERBS_SIGNAL_EVERY, as inline
@@ -390,8 +405,7 @@ static int verbs_inject_write (mca_btl_rwv_conn_t *conn, const void *buf, size_t
 static int verbs_write_quiet (mca_btl_rwv_conn_t *conn, const void *buf, size_t len, void *desc, uint64_t raddr,
                               uint64_t rkey, bool with_imm, uint32_t imm)
 {
-    return verbs_post (conn, verbs_write_opcode (with_imm), buf, len, ((struct ibv_mr *) desc)->lkey, 0, raddr, rkey,
-                       imm, NULL);
+    return verbs_write_plain (conn, buf, len, ((struct ibv_mr *) desc)->lkey, 0, raddr, rkey, with_imm, imm);
 }
 
 static int verbs_read (mca_btl_rwv_conn_t *conn, void *buf, size_t len, void *desc, uint64_t raddr, uint64_t rkey,

@@ -188,6 +188,16 @@ static void mca_btl_rwv_take_credit (mca_btl_rwv_conn_t *conn, uint64_t consumed
     }
 }
 
+/* Does an arrival's piggy-backed credit say anything new?  Read without
+ * the lock: both only grow while the connection lasts, so a stale look
+ * at worst takes the lock for nothing.  On a one-way stream the credit
+ * never moves, and the lock around it cost every message. */
+static bool mca_btl_rwv_credit_news (const mca_btl_rwv_conn_t *conn, uint64_t consumed)
+{
+    return consumed > __atomic_load_n (&conn->peer.consumed, __ATOMIC_RELAXED) ||
+        !__atomic_load_n (&conn->may_send, __ATOMIC_RELAXED);
+}
+
 /* With the lock: the slot is free for the peer again. */
 static void mca_btl_rwv_slot_consumed (mca_btl_rwv_conn_t *conn)
 {
@@ -293,9 +303,11 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
         void *payload;
         size_t len;
 
-        mca_btl_rwv_pass_lock (module);
-        mca_btl_rwv_take_credit (conn, hdr.consumed);
-        mca_btl_rwv_pass_unlock (module);
+        if (mca_btl_rwv_credit_news (conn, hdr.consumed)) {
+            mca_btl_rwv_pass_lock (module);
+            mca_btl_rwv_take_credit (conn, hdr.consumed);
+            mca_btl_rwv_pass_unlock (module);
+        }
         problem = mca_btl_rwv_arrival_payload (conn, &hdr, slot_hdr, &payload, &len);
         if (NULL == problem && NULL == payload) {
             break; /* being read: the ring waits here, in order */

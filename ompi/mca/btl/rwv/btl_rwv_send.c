@@ -33,19 +33,18 @@
 #include "btl_rwv_poll.h"
 #include "btl_rwv_recv.h"
 
-static bool mca_btl_rwv_credit_known (const mca_btl_rwv_conn_t *conn)
-{
-    return conn->peer.send_seq - conn->peer.consumed < conn->peer.slots;
-}
-
 /* The credit word is read only once the credits we know of are spent:
  * reading it, behind the connection thread's fence, cost every message 19
  * instructions.  What else it releases (a multi-rail peer's kept copies)
  * progress reads it for (mca_btl_rwv_conn_poll_ring). */
+bool mca_btl_rwv_conn_new_credit (mca_btl_rwv_conn_t *conn)
+{
+    return mca_btl_rwv_conn_read_credit_word (conn) && mca_btl_rwv_credit_known (conn);
+}
+
 static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
 {
-    return mca_btl_rwv_credit_known (conn) ||
-        (mca_btl_rwv_conn_read_credit_word (conn) && mca_btl_rwv_credit_known (conn));
+    return mca_btl_rwv_credit_known (conn) || mca_btl_rwv_conn_new_credit (conn);
 }
 
 /* Connected, and the peer has a free slot for us. */
@@ -253,11 +252,6 @@ int mca_btl_rwv_inject (mca_btl_rwv_conn_t *conn, unsigned char *buf, size_t len
         mca_btl_rwv_sent (conn);
     }
     return rc;
-}
-
-bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn)
-{
-    return opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_writable (conn);
 }
 
 /* What waits for credits or the connection; then, if the peer moved us

@@ -39,8 +39,20 @@ static inline bool mca_btl_rwv_conn_read_credit_word (mca_btl_rwv_conn_t *conn)
     return true;
 }
 /* For the immediate send (btl_rwv_sendi.c), with the lock: */
-/* nothing waits on CONN and the peer has a slot free for us */
-bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn);
+/* the peer has a slot free for us by the credits we know of */
+static inline bool mca_btl_rwv_credit_known (const mca_btl_rwv_conn_t *conn)
+{
+    return conn->peer.send_seq - conn->peer.consumed < conn->peer.slots;
+}
+/* those are spent: does the peer's credit word give more? */
+bool mca_btl_rwv_conn_new_credit (mca_btl_rwv_conn_t *conn);
+/* nothing waits on CONN and the peer has a slot free for us: inline, as
+ * every immediate send asks, and the credit word read only when needed */
+static inline bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn)
+{
+    return opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_ready (conn) &&
+        (mca_btl_rwv_credit_known (conn) || mca_btl_rwv_conn_new_credit (conn));
+}
 /* a message small enough to inject, its header built after LEN bytes of
  * BUF (room for it there); the buffer is free when this returns */
 int mca_btl_rwv_conn_write_kept (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *frag);

@@ -80,6 +80,74 @@ static int mca_btl_rwv_inject_kept (mca_btl_rwv_conn_t *conn, opal_convertor_t *
     return OPAL_SUCCESS;
 }
 
+/* Inject a small message to a one-rail peer from our stack: apart from
+ * the send, so that its buffer, sized by the message, does not make
+ * every immediate send set up a frame of variable size. */
+static int __attribute__((noinline)) mca_btl_rwv_inject_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor,
+                                                               void *header, size_t header_size, size_t payload_size,
+                                                               mca_btl_base_tag_t tag)
+{
+    size_t len = header_size + payload_size;
+    unsigned char buf[mca_btl_rwv_slot_bytes (len)];
+
+    mca_btl_rwv_pack_inline (buf, convertor, header, header_size, payload_size);
+    return mca_btl_rwv_inject (conn, buf, len, tag, 0);
+}
+
+/* Pack into a send buffer and write it, striped or kept for a replay
+ * where the peer has several rails, queued if need be. */
+static int __attribute__((noinline)) mca_btl_rwv_send_packed_frag (mca_btl_rwv_conn_t *conn,
+                                                                  opal_convertor_t *convertor, void *header,
+                                                                  size_t header_size, size_t payload_size,
+                                                                  mca_btl_base_tag_t tag)
+{
+    mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
+    size_t len = header_size + payload_size;
+    mca_btl_rwv_frag_t *frag = mca_btl_rwv_frag_alloc_sized (endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, len);
+
+    if (NULL == frag) {
+        return OPAL_ERR_OUT_OF_RESOURCE;
+    }
+    mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
+    frag->segments[0].seg_len = len;
+    frag->tag = tag;
+    if (!(mca_btl_rwv_should_stripe (endpoint, len) && mca_btl_rwv_eager_stripe (endpoint, frag)) &&
+        OPAL_SUCCESS != mca_btl_rwv_conn_write_kept (conn, frag)) {
+        mca_btl_rwv_conn_send_frag (conn, frag); /* packed: ours now, queued if need be */
+    }
+    return OPAL_SUCCESS;
+}
+
+/* With the lock, CONN writable: the message packed straight where it
+ * goes.  OPAL_ERR_OUT_OF_RESOURCE: the PML falls back to btl_send. */
+static int mca_btl_rwv_send_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor, void *header,
+                                    size_t header_size, size_t payload_size, mca_btl_base_tag_t tag)
+{
+    size_t len = header_size + payload_size;
+    /* a peer's slot may be smaller than our eager limit (a cold ring, or
+     * another eager_slot_size): what does not fit goes as a frag, read by the peer */
+    bool fits = mca_btl_rwv_fits_slot (conn, len);
+    bool small = fits && mca_btl_rwv_slot_bytes (len) <= conn->rail->inject_size;
+    bool one_rail = conn->endpoint->num_rails <= 1;
+    int rc;
+
+    if (NULL != conn->peer.ring && fits) {
+        mca_btl_rwv_store_packed (conn, convertor, header, header_size, payload_size, tag);
+        return OPAL_SUCCESS;
+    }
+    if (small) {
+        return one_rail ? mca_btl_rwv_inject_packed (conn, convertor, header, header_size, payload_size, tag)
+                        : mca_btl_rwv_inject_kept (conn, convertor, header, header_size, payload_size, tag);
+    }
+    if (fits && one_rail) {
+        rc = mca_btl_rwv_send_ring_send (conn, convertor, header, header_size, payload_size, tag);
+        if (OPAL_ERR_NOT_AVAILABLE != rc) {
+            return rc; /* sent, or the transport is full and the PML falls back to btl_send */
+        }
+    }
+    return mca_btl_rwv_send_packed_frag (conn, convertor, header, header_size, payload_size, tag);
+}
+
 /* Send at once, without a descriptor round trip through the PML: injected
  * when small, else from the connection's send ring or a registered
  * buffer.  When the connection cannot take it yet, hand the PML a
@@ -92,7 +160,6 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     size_t len = header_size + payload_size;
     mca_btl_rwv_conn_t *conn = NULL;
-    mca_btl_rwv_frag_t *frag;
     int rc = OPAL_ERR_OUT_OF_RESOURCE;
 
     MCA_BTL_RWV_LOCK(module);
@@ -100,39 +167,11 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
         conn = mca_btl_rwv_endpoint_conn (endpoint);
     }
     if (NULL != conn && mca_btl_rwv_can_write_now (conn)) {
-        /* a peer's slot may be smaller than our eager limit (a cold ring, or
-         * another eager_slot_size): what does not fit goes as a frag, read by the peer */
-        bool fits = mca_btl_rwv_fits_slot (conn, len);
-        bool small = fits && mca_btl_rwv_slot_bytes (len) <= conn->rail->inject_size;
-
-        if (NULL != conn->peer.ring && fits) {
-            mca_btl_rwv_store_packed (conn, convertor, header, header_size, payload_size, tag);
-            rc = OPAL_SUCCESS;
-        } else if (small && endpoint->num_rails <= 1) {
-            unsigned char buf[mca_btl_rwv_slot_bytes (len)];
-
-            mca_btl_rwv_pack_inline (buf, convertor, header, header_size, payload_size);
-            rc = mca_btl_rwv_inject (conn, buf, len, tag, 0);
-        } else if (small) {
-            rc = mca_btl_rwv_inject_kept (conn, convertor, header, header_size, payload_size, tag);
-        } else if (fits && endpoint->num_rails <= 1 &&
-                   OPAL_ERR_NOT_AVAILABLE != (rc = mca_btl_rwv_send_ring_send (conn, convertor, header, header_size,
-                                                                              payload_size, tag))) {
-            /* sent, or the transport is full and the PML falls back to btl_send */
-        } else if (NULL != (frag = mca_btl_rwv_frag_alloc_sized (endpoint, MCA_BTL_DES_FLAGS_BTL_OWNERSHIP, len))) {
-            mca_btl_rwv_pack_inline (frag->buf, convertor, header, header_size, payload_size);
-            frag->segments[0].seg_len = len;
-            frag->tag = tag;
-            if (!(mca_btl_rwv_should_stripe (endpoint, len) && mca_btl_rwv_eager_stripe (endpoint, frag)) &&
-                OPAL_SUCCESS != mca_btl_rwv_conn_write_kept (conn, frag)) {
-                mca_btl_rwv_conn_send_frag (conn, frag); /* packed: ours now, queued if need be */
-            }
-            rc = OPAL_SUCCESS;
-        }
+        rc = mca_btl_rwv_send_packed (conn, convertor, header, header_size, payload_size, tag);
     }
     MCA_BTL_RWV_UNLOCK(module);
 
-    if (OPAL_SUCCESS != rc && NULL != descriptor) {
+    if (OPAL_UNLIKELY(OPAL_SUCCESS != rc) && NULL != descriptor) {
         *descriptor = mca_btl_rwv_alloc_descriptor (btl, endpoint, order, len, flags);
     }
     return rc;
