@@ -166,9 +166,9 @@ static inline void verbs_rdma_wr (struct ibv_send_wr *wr, struct ibv_sge *sge, e
     wr->wr.rdma.rkey = (uint32_t) rkey;
 }
 
-/* For verbs_post: a write with nothing to call back where the device
- * carries immediate data, what every eager message of a send ring or an
- * inline write takes.  One request, no slot, no chain. */
+/* For verbs_write_plain: a write with nothing to call back where the
+ * device carries immediate data, what every eager message of a send ring
+ * or an inline write takes.  One request, no slot, no chain. */
 static int verbs_write_unwatched (mca_btl_rwv_verbs_qp_t *vqp, enum ibv_wr_opcode opcode, const void *buf,
                                   size_t len, uint32_t lkey, unsigned int flags, uint64_t raddr, uint64_t rkey,
                                   uint32_t imm)
@@ -193,8 +193,10 @@ static int verbs_write_unwatched (mca_btl_rwv_verbs_qp_t *vqp, enum ibv_wr_opcod
 }
 
 /* One RDMA work request: `lkey' 0 with IBV_SEND_INLINE (the data is copied
- * into the request), `op' NULL for nothing to call back.  A write that
- * notifies without immediate data is two: the write, then its send. */
+ * into the request), `op' NULL for nothing to call back (only a write
+ * that notifies by a send comes here so: verbs_write_plain takes the
+ * rest).  A write that notifies without immediate data is two: the
+ * write, then its send. */
 static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, const void *buf, size_t len,
                        uint32_t lkey, unsigned int flags, uint64_t raddr, uint64_t rkey, uint32_t imm,
                        mca_btl_rwv_op_t *op)
@@ -208,9 +210,6 @@ static int verbs_post (mca_btl_rwv_conn_t *conn, enum ibv_wr_opcode opcode, cons
     struct ibv_send_wr wr[2], *bad = NULL;
     int posted, rc;
 
-    if (NULL == op && !by_send) {
-        return verbs_write_unwatched (vqp, opcode, buf, len, lkey, flags, raddr, rkey, imm);
-    }
     signalled = verbs_signal (vqp, op);
     slot = NULL != op ? mca_btl_rwv_verbs_slot_take (vqp, op, IBV_WR_RDMA_READ == opcode) : NULL;
     if (NULL != op && NULL == slot) {

@@ -42,17 +42,6 @@ bool mca_btl_rwv_conn_new_credit (mca_btl_rwv_conn_t *conn)
     return mca_btl_rwv_conn_read_credit_word (conn) && mca_btl_rwv_credit_known (conn);
 }
 
-static bool mca_btl_rwv_has_credit (mca_btl_rwv_conn_t *conn)
-{
-    return mca_btl_rwv_credit_known (conn) || mca_btl_rwv_conn_new_credit (conn);
-}
-
-/* Connected, and the peer has a free slot for us. */
-static bool mca_btl_rwv_conn_writable (mca_btl_rwv_conn_t *conn)
-{
-    return mca_btl_rwv_conn_ready (conn) && mca_btl_rwv_has_credit (conn);
-}
-
 /* With the lock: what the peer has consumed is no longer kept for a
  * replay, and the small puts written before the last of it have landed
  * (confirmed once, for the last: each confirms all before it). */

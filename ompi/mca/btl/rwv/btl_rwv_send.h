@@ -46,12 +46,16 @@ static inline bool mca_btl_rwv_credit_known (const mca_btl_rwv_conn_t *conn)
 }
 /* those are spent: does the peer's credit word give more? */
 bool mca_btl_rwv_conn_new_credit (mca_btl_rwv_conn_t *conn);
-/* nothing waits on CONN and the peer has a slot free for us: inline, as
- * every immediate send asks, and the credit word read only when needed */
+/* connected, and the peer has a slot free for us: inline, as every
+ * immediate send asks, with the credit word read only when needed */
+static inline bool mca_btl_rwv_conn_writable (mca_btl_rwv_conn_t *conn)
+{
+    return mca_btl_rwv_conn_ready (conn) && (mca_btl_rwv_credit_known (conn) || mca_btl_rwv_conn_new_credit (conn));
+}
+/* that, and nothing waits on CONN before the message */
 static inline bool mca_btl_rwv_can_write_now (mca_btl_rwv_conn_t *conn)
 {
-    return opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_ready (conn) &&
-        (mca_btl_rwv_credit_known (conn) || mca_btl_rwv_conn_new_credit (conn));
+    return opal_list_is_empty (&conn->pending) && mca_btl_rwv_conn_writable (conn);
 }
 /* a message small enough to inject, its header built after LEN bytes of
  * BUF (room for it there); the buffer is free when this returns */

@@ -196,7 +196,8 @@ static mca_btl_rwv_send_ring_t *rwv_send_ring_find (mca_btl_rwv_rail_t *rail)
 /* CONN's ring was revoked: it is CONN's again once CONN has sent as many
  * messages as a connection between asks, meanwhile through frags.  Out of
  * line, as the ask: every message of a ring's holder passes by. */
-static bool __attribute__((noinline)) rwv_send_ring_restored (const mca_btl_rwv_conn_t *conn, mca_btl_rwv_send_ring_t *ring)
+static bool __opal_attribute_noinline__ rwv_send_ring_restored (const mca_btl_rwv_conn_t *conn,
+                                                                mca_btl_rwv_send_ring_t *ring)
 {
     if (conn->peer.send_seq - ring->last_seq < MCA_BTL_RWV_SEND_RING_AFTER) {
         return false;
@@ -206,7 +207,7 @@ static bool __attribute__((noinline)) rwv_send_ring_restored (const mca_btl_rwv_
 }
 
 /* CONN has no ring: one, if it has sent enough since it last asked. */
-static mca_btl_rwv_send_ring_t * __attribute__((noinline)) rwv_send_ring_ask (mca_btl_rwv_conn_t *conn)
+static mca_btl_rwv_send_ring_t * __opal_attribute_noinline__ rwv_send_ring_ask (mca_btl_rwv_conn_t *conn)
 {
     mca_btl_rwv_send_ring_t *ring;
 

@@ -83,9 +83,10 @@ static int mca_btl_rwv_inject_kept (mca_btl_rwv_conn_t *conn, opal_convertor_t *
 /* Inject a small message to a one-rail peer from our stack: apart from
  * the send, so that its buffer, sized by the message, does not make
  * every immediate send set up a frame of variable size. */
-static int __attribute__((noinline)) mca_btl_rwv_inject_packed (mca_btl_rwv_conn_t *conn, opal_convertor_t *convertor,
-                                                               void *header, size_t header_size, size_t payload_size,
-                                                               mca_btl_base_tag_t tag)
+static int __opal_attribute_noinline__ mca_btl_rwv_inject_packed (mca_btl_rwv_conn_t *conn,
+                                                                 opal_convertor_t *convertor, void *header,
+                                                                 size_t header_size, size_t payload_size,
+                                                                 mca_btl_base_tag_t tag)
 {
     size_t len = header_size + payload_size;
     unsigned char buf[mca_btl_rwv_slot_bytes (len)];
@@ -96,10 +97,10 @@ static int __attribute__((noinline)) mca_btl_rwv_inject_packed (mca_btl_rwv_conn
 
 /* Pack into a send buffer and write it, striped or kept for a replay
  * where the peer has several rails, queued if need be. */
-static int __attribute__((noinline)) mca_btl_rwv_send_packed_frag (mca_btl_rwv_conn_t *conn,
-                                                                  opal_convertor_t *convertor, void *header,
-                                                                  size_t header_size, size_t payload_size,
-                                                                  mca_btl_base_tag_t tag)
+static int __opal_attribute_noinline__ mca_btl_rwv_send_packed_frag (mca_btl_rwv_conn_t *conn,
+                                                                    opal_convertor_t *convertor, void *header,
+                                                                    size_t header_size, size_t payload_size,
+                                                                    mca_btl_base_tag_t tag)
 {
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
     size_t len = header_size + payload_size;
