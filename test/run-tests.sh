@@ -208,6 +208,16 @@ for w in "2|" "1|--mca btl_rwv_warm_peers 1" "0|--mca btl_rwv_warm_slot_size 0";
         mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_single_copy none $args \
         "$bin/mpi/test_rwv_pvars" "$small" 0 "$warm" "$rings"
 done
+# a first message of 16 KiB: the connection starts with warm slots on both
+# sides (3 x 16544 + 64), nothing read from its sender; with room for one
+# such ring per rail, the other peer's message is read; none without warm slots
+roomy=$((3 * 16544 + 64))
+for w in "$((2 * roomy)) 0|" "$((roomy + small)) 1|--mca btl_rwv_warm_peers 1" "$((2 * small)) 2|--mca btl_rwv_warm_slot_size 0"; do
+    expected=${w%%|*} args=${w#*|}
+    LABEL="3 ranks, ${args:-defaults}" run_test "rwv: MPI_T first contact with 16 KiB: rings that hold it, ${expected#* } messages read, 3 ranks" \
+        mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 --mca btl self,rwv --mca btl_rwv_single_copy none $args \
+        "$bin/mpi/test_rwv_pvars" first $expected
+done
 # the hot set small enough that most peers are cold, promotion and demotion
 # mid-stream (promote after 2): every byte checked, the unexpected flood included
 for hot in 0 1; do

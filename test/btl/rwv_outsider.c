@@ -46,10 +46,10 @@
 #include <rdma/fi_errno.h>
 
 #define CM_BYTES 48
-#define CM_VERSION 7
+#define CM_VERSION 8
 #define TIMEOUT_MS 10000
 
-/* btl/rwv's mca_btl_rwv_cm_data_t, version 7 (btl_rwv_wire.h) */
+/* btl/rwv's mca_btl_rwv_cm_data_t, version 8 (btl_rwv_wire.h) */
 struct cm_data {
     uint8_t version;
     uint8_t rail_flags;

@@ -15,10 +15,17 @@
  * ring of WARM_BYTES, WARM_RINGS of them (btl_rwv_warm_peers bounds
  * them); the second such exchange lands in the warm rings.  Every byte
  * of both is checked.
+ * With "first" RING_BYTES READS (over a rail): every rank's first message
+ * to every other is 16 KiB, which a connection's small ring cannot hold;
+ * the connection starts with warm slots instead, the sender's (it said
+ * so in its request) and the receiver's own (a peer answers in kind), so
+ * nothing is read from its sender: the rings hold RING_BYTES and the
+ * counter btl_rwv_eager_messages_read says READS.  Every byte checked.
  * rwv's connection thread answers a peer while this rank computes, so
  * the first reading waits until every rank has taken its own: ranks on
  * one node meet through files, not MPI.
  *   mpirun -np N --mca btl self,rwv test_rwv_pvars OWN_BYTES [HOT_BYTES [WARM_BYTES WARM_RINGS]]   (one node)
+ *   mpirun -np N --mca btl self,rwv test_rwv_pvars first RING_BYTES READS
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,9 +203,41 @@ static void meet_without_mpi (int rank, int size, int leave)
     }
 }
 
+/* First contact with 16 KiB: the rings and the reads it took, every
+ * byte right. */
+static int check_first (MPI_T_pvar_session session, const pvars_t *pv, int rank, int size, unsigned long bytes,
+                        unsigned long reads)
+{
+    int index = test_pvar_index ("btl_rwv_eager_messages_read"), wrong, errors = 0;
+    MPI_T_pvar_handle handle;
+    unsigned long got;
+
+    if (index < 0) {
+        fprintf (stderr, "rank %d: no performance variable btl_rwv_eager_messages_read\n", rank);
+        return 1;
+    }
+    handle = open_pvar (session, index);
+    meet_without_mpi (rank, size, 0);
+    if (0 != (wrong = exchange_16k (rank, size, 0))) {
+        fprintf (stderr, "rank %d: %d bytes wrong in the first 16 KiB exchange\n", rank, wrong);
+        ++errors;
+    }
+    meet_without_mpi (rank, size, 1);
+    errors += expect (rank, "after 16 KiB first from every peer", read_all (session, pv),
+                      (values_t) {bytes, size - 1, 0, 0, 0});
+    if (reads != (got = read_pvar (session, handle, 1))) {
+        fprintf (stderr, "rank %d: %lu messages read from their sender, expected %lu\n", rank, got, reads);
+        ++errors;
+    }
+    CHECK(MPI_T_pvar_handle_free (session, &handle));
+    return errors;
+}
+
 int main (int argc, char **argv)
 {
-    unsigned long own = argc > 1 ? strtoul (argv[1], NULL, 10) : 0, hot = argc > 2 ? strtoul (argv[2], NULL, 10) : 0;
+    int first = argc > 3 && 0 == strcmp (argv[1], "first");
+    unsigned long own = argc > 1 ? strtoul (argv[1 + first], NULL, 10) : 0;
+    unsigned long hot = !first && argc > 2 ? strtoul (argv[2], NULL, 10) : 0;
     unsigned long warm = argc > 4 ? strtoul (argv[3], NULL, 10) : 0, warm_rings = argc > 4 ? strtoul (argv[4], NULL, 10) : 0;
     int provided, rank, size, errors = 0;
     MPI_T_pvar_session session;
@@ -227,6 +266,16 @@ int main (int argc, char **argv)
     pv = (pvars_t) {open_pvar (session, index[0]), open_pvar (session, index[1]), open_pvar (session, index[2]),
                     open_pvar (session, index[3]), open_pvar (session, index[4])};
     errors += expect (rank, "before any message", read_all (session, &pv), (values_t) {0, 0, 0, 0, 0});
+    if (first) {
+        errors += check_first (session, &pv, rank, size, own, strtoul (argv[3], NULL, 10));
+        errors = test_report ("MPI_T: a first message of 16 KiB to every peer: connections start with rings that "
+                              "hold it, btl_rwv_eager_ring_bytes and btl_rwv_eager_messages_read as expected, every "
+                              "byte right", errors);
+        CHECK(MPI_T_pvar_session_free (&session));
+        MPI_T_finalize ();
+        MPI_Finalize ();
+        return errors;
+    }
     meet_without_mpi (rank, size, 0);
     exchange_all (rank, size);
     meet_without_mpi (rank, size, 1);

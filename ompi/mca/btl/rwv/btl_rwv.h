@@ -125,6 +125,7 @@ typedef enum {
     MCA_BTL_RWV_COUNT_IN_PLACE,      /* eager messages gathered from the application's memory */
     MCA_BTL_RWV_COUNT_SEND_RING,     /* eager messages written from a connection's send ring */
     MCA_BTL_RWV_COUNT_SEND_RING_HANDOVER, /* send rings passed from a slow holder to one that asked */
+    MCA_BTL_RWV_COUNT_READ,          /* eager messages too large for their slot, read from the sender */
     MCA_BTL_RWV_COUNT_MAX,
 } mca_btl_rwv_counter_t;
 

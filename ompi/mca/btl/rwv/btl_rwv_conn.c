@@ -69,33 +69,38 @@ static void mca_btl_rwv_ring_unavailable (const mca_btl_rwv_conn_t *conn, const 
 }
 
 /* The size of a connection's own ring: large where it is SHARED with a
- * peer on this node or the hot set is off, else small (a cold peer's);
- * true for a small one. */
-static bool mca_btl_rwv_conn_own_ring_size (bool shared, uint32_t *slots, uint32_t *slot_size)
+ * peer on this node or the hot set is off, else small (a cold peer's),
+ * with warm slots if ROOMY and the rail has room for one more; true for a
+ * small one. */
+static bool mca_btl_rwv_conn_own_ring_size (const mca_btl_rwv_rail_t *rail, bool shared, bool *roomy,
+                                            uint32_t *slots, uint32_t *slot_size)
 {
     const mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
     bool tiered = !shared && c->hot_peers >= 0;
 
+    *roomy = *roomy && tiered && (c->warm_peers < 0 || rail->warm_rings < c->warm_peers);
     *slots = (uint32_t) (tiered ? c->cold_slots : c->eager_slots);
-    *slot_size = (uint32_t) (tiered ? c->cold_slot_size : c->eager_slot_size);
+    *slot_size = (uint32_t) (*roomy ? c->warm_slot_size : tiered ? c->cold_slot_size : c->eager_slot_size);
     return tiered;
 }
 
 /* The connection's own ring: large and shared if the peer is on this node
  * and may store into it, else small unless the hot set is off. */
-static bool mca_btl_rwv_conn_ring_alloc (mca_btl_rwv_conn_t *conn)
+static bool mca_btl_rwv_conn_ring_alloc (mca_btl_rwv_conn_t *conn, bool roomy)
 {
     mca_btl_rwv_local_ring_t *local = &conn->local;
     mca_btl_rwv_slots_t *own = &local->own;
 
     local->ring = mca_btl_rwv_shm_ring_take (conn->endpoint);
-    local->tiered = mca_btl_rwv_conn_own_ring_size (NULL != local->ring, &own->slots, &own->slot_size);
+    local->tiered = mca_btl_rwv_conn_own_ring_size (conn->rail, NULL != local->ring, &roomy, &own->slots,
+                                                    &own->slot_size);
     local->ring_bytes = mca_btl_rwv_ring_size (own->slots, own->slot_size);
     /* 64-byte aligned: a page each would double a cold ring's memory */
     if (NULL == local->ring && 0 != posix_memalign ((void **) &local->ring, 64, local->ring_bytes)) {
         local->ring = NULL;
         return false;
     }
+    local->roomy = roomy;
     memset (local->ring, 0, local->ring_bytes);
     own->base = local->ring;
     own->notify_imm = local->tiered || mca_btl_rwv_large_ring_notifies (conn->rail);
@@ -105,7 +110,7 @@ static bool mca_btl_rwv_conn_ring_alloc (mca_btl_rwv_conn_t *conn)
     return true;
 }
 
-mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail)
+mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail, bool roomy)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_conn_t *conn = calloc (1, sizeof (*conn));
@@ -120,7 +125,7 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
     conn->rail = rail;
     conn->poll_index = -1;
     conn->probe_fd = -1;
-    if (!mca_btl_rwv_conn_ring_alloc (conn)) {
+    if (!mca_btl_rwv_conn_ring_alloc (conn, roomy)) {
         goto out_free;
     }
     conn->meter.bandwidth = rail->bandwidth > 0 ? rail->bandwidth : mca_btl_rwv_conn_first_bandwidth (endpoint);
@@ -146,6 +151,7 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
     mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
     endpoint->conns[rail->index] = conn;
     rail->num_conns++;
+    rail->warm_rings += conn->local.roomy;
     return conn;
 
 out_dereg:
@@ -468,6 +474,7 @@ void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
         mca_btl_rwv_poll_remove (conn);
     }
     conn->rail->num_conns--;
+    conn->rail->warm_rings -= conn->local.roomy;
     free (conn->replay.seen);
     free (conn->replay.before.seen);
     mca_btl_rwv_ring_free (conn->local.ring);

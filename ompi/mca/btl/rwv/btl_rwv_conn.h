@@ -82,6 +82,7 @@ typedef struct mca_btl_rwv_local_ring_t {
     mca_btl_rwv_slots_t cur;   /* where the peer writes now */
     mca_btl_rwv_slots_t next;  /* where it writes once it has read our RING message */
     bool tiered;               /* promoted and demoted (not a ring shared on this node) */
+    bool roomy;                /* the own ring has warm slots (counted in the rail's warm_rings) */
     uint32_t generation;       /* RING messages sent on this connection */
     bool fetching;             /* the next message is being read from the peer (btl_rwv_fetch.c) */
     uint64_t recv_seq;         /* messages consumed from our rings */
@@ -241,9 +242,25 @@ static inline void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn)
     mca_btl_rwv_conn_hooks ()->drop_shared (conn);
 }
 
+/* Does a first message of LEN bytes outgrow a small slot but fit a warm
+ * one (btl_rwv_cold_slot_size, btl_rwv_warm_slot_size)?  Sent there, it
+ * would be read from its sender, which on a transport without RDMA
+ * hardware waits for the sender to be scheduled. */
+static inline bool mca_btl_rwv_conn_first_large (size_t len)
+{
+    const mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
+    size_t bytes = MCA_BTL_RWV_PAD8(len) + sizeof (mca_btl_rwv_eager_hdr_t);
+
+    return bytes > (size_t) c->cold_slot_size && bytes <= (size_t) c->warm_slot_size;
+}
+
 /* A connection object on RAIL, idle, with its receive ring; NULL (and
- * rwv's message, once) if the ring cannot be had. */
-mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (struct mca_btl_base_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail);
+ * rwv's message, once) if the ring cannot be had.  ROOMY: the peer's
+ * first message will outgrow a small slot (it said so, or ours to it
+ * does, and peers tend to answer in kind): a small ring gets warm slots
+ * while the rail has fewer than btl_rwv_warm_peers. */
+mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (struct mca_btl_base_endpoint_t *endpoint, mca_btl_rwv_rail_t *rail,
+                                             bool roomy);
 /* Says goodbye if connected, reports the connection at btl_base_verbose,
  * fails what still waits on it and frees it. */
 void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn);

@@ -24,27 +24,30 @@
 
 /* ------------------------------------------------- a connection for traffic */
 
-/* The connection on local rail `r', created and started if need be;
- * NULL if it failed or cannot be made, or is being re-established and
- * not TAKE_REJOINING: traffic keeps to the other rails meanwhile. */
+/* The connection on local rail `r', created and started if need be (for
+ * a first message of LEN bytes, 0: none yet); NULL if it failed or cannot
+ * be made, or is being re-established and not TAKE_REJOINING: traffic
+ * keeps to the other rails meanwhile. */
 static mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_rail_conn (mca_btl_rwv_endpoint_t *endpoint, int r,
-                                                          bool take_rejoining)
+                                                          bool take_rejoining, size_t len)
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_conn_t *conn = endpoint->conns[r];
+    /* a large first message warns the peer, and readies a ring for its answer */
+    bool first_large = mca_btl_rwv_conn_first_large (len);
 
     if (module->rails[r]->down) {
         return NULL;
     }
-    if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, module->rails[r]))) {
+    if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, module->rails[r], first_large))) {
         return NULL;
     }
     if (MCA_BTL_RWV_CONN_IDLE == conn->state) {
-        mca_btl_rwv_conn_start (conn);
+        mca_btl_rwv_conn_start (conn, first_large);
     } else if (MCA_BTL_RWV_CONN_FAILED == conn->state && mca_btl_rwv_conn_may_rejoin (conn)) {
         /* a connected rail, the common case, asks failover nothing */
         mca_btl_rwv_conn_rejoin_prepare (conn);
-        mca_btl_rwv_conn_start (conn);
+        mca_btl_rwv_conn_start (conn, false);
     }
     if (MCA_BTL_RWV_CONN_FAILED == conn->state || (conn->replay.rejoining && !take_rejoining)) {
         return NULL;
@@ -57,7 +60,7 @@ int mca_btl_rwv_endpoint_ready_conns (mca_btl_rwv_endpoint_t *endpoint, mca_btl_
     int n = 0;
 
     for (int i = 0 ; i < endpoint->num_rails && !endpoint->failed ; ++i) {
-        mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_rail_conn (endpoint, endpoint->rails[i], false);
+        mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_rail_conn (endpoint, endpoint->rails[i], false, 0);
 
         if (NULL != conn && mca_btl_rwv_conn_ready (conn)) {
             conns[n++] = conn;
@@ -69,7 +72,7 @@ int mca_btl_rwv_endpoint_ready_conns (mca_btl_rwv_endpoint_t *endpoint, mca_btl_
 /* Behind our small puts while they may not have landed; else by policy.
  * First: the first live rail.  Round robin: the next ready rail, else
  * (nothing ready yet) the first live one, where the message waits. */
-mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn_chosen (mca_btl_rwv_endpoint_t *endpoint)
+mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn_chosen (mca_btl_rwv_endpoint_t *endpoint, size_t len)
 {
     mca_btl_rwv_conn_t *ready[MCA_BTL_RWV_MAX_RAILS];
     int n;
@@ -89,7 +92,7 @@ mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn_chosen (mca_btl_rwv_endpoint_t *en
      * message waits there for it */
     for (int pass = 0 ; pass < 2 ; ++pass) {
         for (int i = 0 ; i < endpoint->num_rails && !endpoint->failed ; ++i) {
-            mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_rail_conn (endpoint, endpoint->rails[i], pass > 0);
+            mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_rail_conn (endpoint, endpoint->rails[i], pass > 0, len);
 
             if (NULL != conn) {
                 return conn;

@@ -56,9 +56,10 @@ OBJ_CLASS_DECLARATION(mca_btl_rwv_endpoint_t);
 
 #define RWV_TRACE(...) opal_output_verbose (MCA_BASE_VERBOSE_TRACE, opal_btl_base_framework.framework_output, __VA_ARGS__)
 
-/* The connection for the next eager message by btl_rwv_eager_rail, started
- * if needed; NULL when the peer is unreachable. */
-mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn_chosen (mca_btl_rwv_endpoint_t *endpoint);
+/* The connection for the next eager message, of LEN bytes, by
+ * btl_rwv_eager_rail, started if needed (LEN sizes the rings of a
+ * connection it starts); NULL when the peer is unreachable. */
+mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn_chosen (mca_btl_rwv_endpoint_t *endpoint, size_t len);
 
 /* The same for every message: a peer of one rail whose connection is up,
  * as most are, has the only answer every policy would give, found here
@@ -75,11 +76,11 @@ static inline mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_only_conn (mca_btl_rwv_en
     return NULL;
 }
 
-static inline mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint)
+static inline mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_conn (mca_btl_rwv_endpoint_t *endpoint, size_t len)
 {
     mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_only_conn (endpoint);
 
-    return OPAL_LIKELY(NULL != conn) ? conn : mca_btl_rwv_endpoint_conn_chosen (endpoint);
+    return OPAL_LIKELY(NULL != conn) ? conn : mca_btl_rwv_endpoint_conn_chosen (endpoint, len);
 }
 /* The ready connections on every live rail to the peer, starting any not
  * yet started; returns how many. */

@@ -125,7 +125,7 @@ static void mca_btl_rwv_trace_cm (const mca_btl_rwv_conn_t *conn, const mca_btl_
               conn->rail->name, hex);
 }
 
-void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn)
+void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn, bool first_large)
 {
     mca_btl_rwv_endpoint_t *endpoint = conn->endpoint;
     int family, peer_rail = mca_btl_rwv_peer_rail_for (endpoint, conn->rail, &family);
@@ -139,6 +139,9 @@ void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn)
     mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_CONNECTING);
     RWV_TRACE("btl/rwv: connecting to %s on %s", OPAL_NAME_PRINT(endpoint->proc->proc_name), conn->rail->name);
     mca_btl_rwv_conn_fill_cm (conn, &cm);
+    if (first_large) {
+        cm.rail_flags |= MCA_BTL_RWV_CM_FIRST_LARGE;
+    }
     cm.attempt = conn->attempt = ++mca_btl_rwv_component.module->next_attempt;
     mca_btl_rwv_auth_sign (&cm, endpoint->peer_secret, &(mca_btl_rwv_auth_ends_t) {
                                .to = endpoint->proc->proc_name, .from = conn->rail->addr.ip[family],
@@ -254,7 +257,10 @@ void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const vo
     }
     endpoint->peer_attempt[rail->index] = cm->attempt;
     conn = endpoint->conns[rail->index];
-    if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, rail))) {
+    /* a connection we started ourselves keeps the ring it has: its
+     * peer's first message, if large, is read and its ring made warm then */
+    if (NULL == conn &&
+        NULL == (conn = mca_btl_rwv_conn_create (endpoint, rail, cm->rail_flags & MCA_BTL_RWV_CM_FIRST_LARGE))) {
         rail->ops->reject (rail, request);
         return;
     }

@@ -15,7 +15,9 @@ extern const mca_btl_rwv_rail_events_t mca_btl_rwv_conn_events;
 void mca_btl_rwv_conn_request (mca_btl_rwv_rail_t *rail, void *request, const void *cm_data, size_t cm_len,
                                const mca_btl_rwv_ip_t *src_ip);
 void mca_btl_rwv_conn_established (mca_btl_rwv_conn_t *conn, const void *cm_data, size_t cm_len);
-void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn);
+/* The active side's request; FIRST_LARGE: it tells the peer that the
+ * first message will outgrow a small slot (mca_btl_rwv_conn_first_large). */
+void mca_btl_rwv_conn_start (mca_btl_rwv_conn_t *conn, bool first_large);
 /* The active side, connected: its first message, then what waited */
 void mca_btl_rwv_conn_speak (mca_btl_rwv_conn_t *conn);
 

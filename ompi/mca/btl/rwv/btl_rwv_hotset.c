@@ -231,6 +231,7 @@ static bool rwv_warm_alloc (mca_btl_rwv_conn_t *conn)
         return false;
     }
     rwv_hot.warm[rail->index]++;
+    rail->warm_rings++;
     return true;
 }
 
@@ -243,6 +244,7 @@ static void rwv_warm_free (mca_btl_rwv_conn_t *conn)
         free (warm->base);
         warm->base = NULL;
         rwv_hot.warm[conn->rail->index]--;
+        conn->rail->warm_rings--;
     }
 }
 
@@ -260,7 +262,7 @@ void mca_btl_rwv_hotset_fetched (mca_btl_rwv_conn_t *conn, size_t len)
 
     if (!local->tiered || NULL != local->warm.base || mca_btl_rwv_local_hot (local) || NULL != local->next.base ||
         MCA_BTL_RWV_CONN_CONNECTED != conn->state || mca_btl_rwv_slot_bytes (len) > (size_t) c->warm_slot_size ||
-        (c->warm_peers >= 0 && rwv_hot.warm[conn->rail->index] >= c->warm_peers) || !rwv_warm_alloc (conn)) {
+        (c->warm_peers >= 0 && conn->rail->warm_rings >= c->warm_peers) || !rwv_warm_alloc (conn)) {
         return;
     }
     home = rwv_home (conn);
@@ -406,6 +408,7 @@ void mca_btl_rwv_hotset_stats (mca_btl_rwv_hotset_stats_t *stats)
         if (NULL != conn) {
             stats->own_ring_bytes += conn->local.ring_bytes;
             stats->connections++;
+            stats->roomy_peers += conn->local.roomy;
         }
     }
 }
@@ -418,10 +421,10 @@ void mca_btl_rwv_hotset_report (void)
     opal_output_verbose (MCA_BASE_VERBOSE_INFO, opal_btl_base_framework.framework_output,
                          "btl/rwv: eager rings: %u connections, %.2f MiB of their own rings, %.2f MiB of hot rings "
                          "(%u in use, at most %d per rail), %" PRIu64 " promotions, %" PRIu64 " demotions, "
-                         "%.2f MiB of warm rings (%u)",
+                         "%.2f MiB of warm rings (%u), %u own rings started with warm slots",
                          stats.connections, stats.own_ring_bytes / 1048576.0, stats.ring_bytes / 1048576.0,
                          stats.hot_peers, mca_btl_rwv_component.hot_peers, stats.promotions, stats.demotions,
-                         stats.warm_ring_bytes / 1048576.0, stats.warm_peers);
+                         stats.warm_ring_bytes / 1048576.0, stats.warm_peers, stats.roomy_peers);
 }
 
 void mca_btl_rwv_hotset_fini (void)

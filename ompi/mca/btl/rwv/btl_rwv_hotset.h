@@ -29,6 +29,7 @@ typedef struct mca_btl_rwv_hotset_stats_t {
     uint64_t own_ring_bytes;  /* every connection's own ring */
     unsigned warm_peers;      /* warm rings, every rail */
     uint64_t warm_ring_bytes;
+    unsigned roomy_peers;     /* own rings started with warm slots (in own_ring_bytes) */
     unsigned connections;
 } mca_btl_rwv_hotset_stats_t;
 

@@ -114,6 +114,10 @@ static void rwv_pvar_register_counters (const mca_base_component_t *component, i
         [MCA_BTL_RWV_COUNT_SEND_RING_HANDOVER] = {"send_ring_handovers",
             "Send rings passed from a connection that sent too few messages to keep one to a connection that "
             "asked for a ring when every ring of its rail was taken (btl_rwv_send_rings)"},
+        [MCA_BTL_RWV_COUNT_READ] = {"eager_messages_read",
+            "Eager messages that came too large for the slots of their sender's ring here, and were read from "
+            "the sender instead: each waits for the sender's transport to answer (btl_rwv_cold_slot_size, "
+            "btl_rwv_warm_slot_size)"},
     };
 
     for (int i = 0 ; i < MCA_BTL_RWV_COUNT_MAX ; ++i) {
@@ -130,8 +134,9 @@ void mca_btl_rwv_pvars_register (void)
 
     (void) mca_base_component_pvar_register (component, "eager_ring_bytes",
         "Bytes of eager receive ring this process holds: every connection's own ring (slots x slot size "
-        "+ 64: btl_rwv_cold_slots x btl_rwv_cold_slot_size, or btl_rwv_eager_slots x btl_rwv_eager_slot_size "
-        "for a peer on this node or with btl_rwv_hot_peers -1), the hot rings allocated on every rail "
+        "+ 64: btl_rwv_cold_slots x btl_rwv_cold_slot_size, or x btl_rwv_warm_slot_size where the first message "
+        "either way outgrew a small slot, or btl_rwv_eager_slots x btl_rwv_eager_slot_size for a peer on this "
+        "node or with btl_rwv_hot_peers -1), the hot rings allocated on every rail "
         "(btl_rwv_eager_slots x btl_rwv_eager_slot_size each, at most btl_rwv_hot_peers per rail) and the "
         "warm rings (btl_rwv_cold_slots x btl_rwv_warm_slot_size each, at most btl_rwv_warm_peers per rail)",
         OPAL_INFO_LVL_4,

@@ -214,6 +214,8 @@ struct mca_btl_rwv_rail_t {
                                      * (btl_rwv_probe.h) */
     int num_conns;                  /* connections on this rail: no CQ to poll without them */
     int num_polled;                 /* of those, on the polled list (btl_rwv_poll.c) */
+    int warm_rings;                 /* warm rings, and own rings started with warm slots: at most
+                                     * btl_rwv_warm_peers (btl_rwv_hotset.c, btl_rwv_conn.c) */
     char ifname[32];                /* the network interface, for link checks and NUMA */
     int numa_node;                  /* of the NIC, -1 if unknown */
     double bandwidth;               /* configured bytes per microsecond, 0: measure */

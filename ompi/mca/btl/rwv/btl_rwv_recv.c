@@ -327,6 +327,7 @@ int mca_btl_rwv_conn_poll_ring (mca_btl_rwv_conn_t *conn)
         }
         mca_btl_rwv_slot_consumed (conn);
         if (hdr.flags & MCA_BTL_RWV_HDR_FLAG_FETCH) {
+            mca_btl_rwv_count (MCA_BTL_RWV_COUNT_READ);
             mca_btl_rwv_hotset_fetched (conn, len);
         }
         mca_btl_rwv_pass_unlock (module);

@@ -282,7 +282,7 @@ void mca_btl_rwv_conn_send_frag (mca_btl_rwv_conn_t *conn, mca_btl_rwv_frag_t *f
 
 int mca_btl_rwv_endpoint_send_frag (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_frag_t *frag)
 {
-    mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_conn (endpoint);
+    mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_conn (endpoint, mca_btl_rwv_frag_len (frag));
 
     if (OPAL_UNLIKELY(NULL == conn)) {
         return OPAL_ERR_UNREACH;
@@ -317,7 +317,7 @@ int mca_btl_rwv_conn_send_hello (mca_btl_rwv_conn_t *conn)
 /* FRAG written at once, kept and without a completion, where it can be. */
 static bool mca_btl_rwv_endpoint_write_kept (mca_btl_rwv_endpoint_t *endpoint, mca_btl_rwv_frag_t *frag)
 {
-    mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_conn (endpoint);
+    mca_btl_rwv_conn_t *conn = mca_btl_rwv_endpoint_conn (endpoint, mca_btl_rwv_frag_len (frag));
 
     return NULL != conn && OPAL_SUCCESS == mca_btl_rwv_conn_write_kept (conn, frag);
 }

@@ -165,7 +165,7 @@ int mca_btl_rwv_sendi (mca_btl_base_module_t *btl, mca_btl_base_endpoint_t *endp
 
     MCA_BTL_RWV_LOCK(module);
     if (!endpoint->self && len <= btl->btl_eager_limit) {
-        conn = mca_btl_rwv_endpoint_conn (endpoint);
+        conn = mca_btl_rwv_endpoint_conn (endpoint, len);
     }
     if (NULL != conn && mca_btl_rwv_can_write_now (conn)) {
         rc = mca_btl_rwv_send_packed (conn, convertor, header, header_size, payload_size, tag);

@@ -164,7 +164,7 @@ _Static_assert (sizeof (mca_btl_rwv_rail_addr_t) == 40, "the modex layout (addr_
  * by its version or its MAC. */
 typedef struct mca_btl_rwv_cm_data_t {
     uint8_t version;
-    uint8_t rail_flags;        /* the sender's rail index, MCA_BTL_RWV_CM_BY_SEND, MCA_BTL_RWV_CM_NOTIFY_IMM */
+    uint8_t rail_flags;        /* the sender's rail index, MCA_BTL_RWV_CM_FIRST_LARGE, _BY_SEND, _NOTIFY_IMM */
     uint16_t shm_slot;         /* my ring's slot + 1 in my shared rings (btl_rwv_shm.c), 0: none */
     uint16_t conn_id;          /* put this in the immediate data of writes to my ring (65536 of them) */
     uint16_t slots_less_one;   /* my ring's slots - 1 (btl_rwv_eager_slots: 2 to 65536) */
@@ -176,9 +176,13 @@ typedef struct mca_btl_rwv_cm_data_t {
     uint8_t mac[MCA_BTL_RWV_MAC_BYTES];
 } mca_btl_rwv_cm_data_t;
 
-/* 7: the first byte; version 6 began with the magic "RW" (0x57 first) */
-#define MCA_BTL_RWV_CM_VERSION 7
-#define MCA_BTL_RWV_CM_RAIL_MASK 0x3fu
+/* 8: the first byte (7 had no FIRST_LARGE: its rail index took 6 bits);
+ * version 6 began with the magic "RW" (0x57 first) */
+#define MCA_BTL_RWV_CM_VERSION 8
+#define MCA_BTL_RWV_CM_RAIL_MASK 0x1fu
+/* request: my first message will not fit your small slots, but a warm
+ * one (btl_rwv_warm_slot_size): start my ring with such slots */
+#define MCA_BTL_RWV_CM_FIRST_LARGE 0x20u
 #define MCA_BTL_RWV_CM_BY_SEND 0x40u    /* my rail notifies by sends (mca_btl_rwv_rail_t.notify_by_send) */
 #define MCA_BTL_RWV_CM_NOTIFY_IMM 0x80u /* write into my ring with immediate data (eager mode cq) */
 _Static_assert (sizeof (mca_btl_rwv_cm_data_t) <= 55, "libfabric's verbs provider carries 55 bytes of connection data");
