@@ -118,11 +118,13 @@ static const rwv_param_t rwv_params[] = {
       "use 0 or a multiple of 8 from btl_rwv_cold_slot_size to btl_rwv_eager_slot_size",
       "Bytes per slot of a warm ring: a cold peer one of whose messages had to be read from it, and "
       "would fit this, gets a ring of btl_rwv_cold_slots such slots in place of its small one, so "
-      "that such messages are written to us, not read back from a sender that may be busy. The "
+      "that such messages are written to us, not read back from a sender that may be busy; a "
+      "connection made for a first message of that size starts with such slots on both sides. The "
       "default carries a 16 KiB message with ob1's header (a warm ring is 49,632 bytes). 0: no "
       "warm rings"),
     RWV_INT(warm_peers, 256, -1, 65535, 1, "use -1 (no limit) or 0 to 65535 peers per rail",
-      "Peers per rail that may have a warm ring (btl_rwv_warm_slot_size), the first to need one: "
+      "Peers per rail that may have a warm ring (btl_rwv_warm_slot_size), or an own ring started with "
+      "warm slots, the first to need one: "
       "eager memory per rail grows by at most warm_peers x btl_rwv_cold_slots x "
       "btl_rwv_warm_slot_size (about 12 MiB by default). -1: no limit"),
     RWV_INT(send_rings, 8, 0, 65535, 1, "use 0 to 65535 send rings per rail",
