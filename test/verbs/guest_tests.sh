@@ -102,6 +102,11 @@ check "verbs ($dev), 1 node, 2 ranks: ping-pong 0 B to 4 MiB (RGET up to 256 KiB
 if [ "$dev" = rxe0 ]; then
     check "verbs ($dev), 1 node, 2 ranks: 20,000 unexpected messages, probes, Ssend, strided types" \
         '^ok - .*unexpected' "${one[@]}" -np 2 "$bin/mpi/test_mpi_semantics"
+    # a connection made for 16 KiB starts with warm slots registered on
+    # the device (2 x 3 x 16544 + 64 bytes of ring), nothing read (test_rwv_pvars)
+    check "verbs ($dev), 1 node, 3 ranks: a first message of 16 KiB to every peer lands in warm slots the connection started with, none read, every byte right" \
+        '^ok - MPI_T: a first message' "${one[@]}" --mca mpi_yield_when_idle 1 -np 3 "$bin/mpi/test_rwv_pvars" first \
+        $((2 * (3 * 16544 + 64))) 0
 fi
 check "verbs ($dev), 1 node, 2 ranks, no hot peers (btl_rwv_hot_peers 0): ping-pong 0 B to 1 MiB, eager messages above a small slot read by the receiver" \
     '^ok - ping-pong' "${one[@]}" --mca btl_rwv_hot_peers 0 -np 2 "$bin/mpi/test_pingpong_verify" -m 1048576
