@@ -72,15 +72,15 @@ static void mca_btl_rwv_ring_unavailable (const mca_btl_rwv_conn_t *conn, const 
  * peer on this node or the hot set is off, else small (a cold peer's),
  * with warm slots if ROOMY and the rail has room for one more; true for a
  * small one. */
-static bool mca_btl_rwv_conn_own_ring_size (const mca_btl_rwv_rail_t *rail, bool shared, bool *roomy,
+static bool mca_btl_rwv_conn_own_ring_size (const mca_btl_rwv_rail_t *rail, bool shared, bool roomy,
                                             uint32_t *slots, uint32_t *slot_size)
 {
     const mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
     bool tiered = !shared && c->hot_peers >= 0;
 
-    *roomy = *roomy && tiered && (c->warm_peers < 0 || rail->warm_rings < c->warm_peers);
+    roomy = roomy && tiered && (c->warm_peers < 0 || rail->warm_rings < c->warm_peers);
     *slots = (uint32_t) (tiered ? c->cold_slots : c->eager_slots);
-    *slot_size = (uint32_t) (*roomy ? c->warm_slot_size : tiered ? c->cold_slot_size : c->eager_slot_size);
+    *slot_size = (uint32_t) (roomy ? c->warm_slot_size : tiered ? c->cold_slot_size : c->eager_slot_size);
     return tiered;
 }
 
@@ -92,7 +92,7 @@ static bool mca_btl_rwv_conn_ring_alloc (mca_btl_rwv_conn_t *conn, bool roomy)
     mca_btl_rwv_slots_t *own = &local->own;
 
     local->ring = mca_btl_rwv_shm_ring_take (conn->endpoint);
-    local->tiered = mca_btl_rwv_conn_own_ring_size (conn->rail, NULL != local->ring, &roomy, &own->slots,
+    local->tiered = mca_btl_rwv_conn_own_ring_size (conn->rail, NULL != local->ring, roomy, &own->slots,
                                                     &own->slot_size);
     local->ring_bytes = mca_btl_rwv_ring_size (own->slots, own->slot_size);
     /* 64-byte aligned: a page each would double a cold ring's memory */
@@ -100,7 +100,6 @@ static bool mca_btl_rwv_conn_ring_alloc (mca_btl_rwv_conn_t *conn, bool roomy)
         local->ring = NULL;
         return false;
     }
-    local->roomy = roomy;
     memset (local->ring, 0, local->ring_bytes);
     own->base = local->ring;
     own->notify_imm = local->tiered || mca_btl_rwv_large_ring_notifies (conn->rail);
@@ -151,7 +150,7 @@ mca_btl_rwv_conn_t *mca_btl_rwv_conn_create (mca_btl_rwv_endpoint_t *endpoint, m
     mca_btl_rwv_conn_set_state (conn, MCA_BTL_RWV_CONN_IDLE);
     endpoint->conns[rail->index] = conn;
     rail->num_conns++;
-    rail->warm_rings += conn->local.roomy;
+    rail->warm_rings += mca_btl_rwv_conn_roomy (&conn->local);
     return conn;
 
 out_dereg:
@@ -474,7 +473,7 @@ void mca_btl_rwv_conn_destroy (mca_btl_rwv_conn_t *conn)
         mca_btl_rwv_poll_remove (conn);
     }
     conn->rail->num_conns--;
-    conn->rail->warm_rings -= conn->local.roomy;
+    conn->rail->warm_rings -= mca_btl_rwv_conn_roomy (&conn->local);
     free (conn->replay.seen);
     free (conn->replay.before.seen);
     mca_btl_rwv_ring_free (conn->local.ring);

@@ -82,7 +82,6 @@ typedef struct mca_btl_rwv_local_ring_t {
     mca_btl_rwv_slots_t cur;   /* where the peer writes now */
     mca_btl_rwv_slots_t next;  /* where it writes once it has read our RING message */
     bool tiered;               /* promoted and demoted (not a ring shared on this node) */
-    bool roomy;                /* the own ring has warm slots (counted in the rail's warm_rings) */
     uint32_t generation;       /* RING messages sent on this connection */
     bool fetching;             /* the next message is being read from the peer (btl_rwv_fetch.c) */
     uint64_t recv_seq;         /* messages consumed from our rings */
@@ -249,9 +248,16 @@ static inline void mca_btl_rwv_conn_drop_shared (mca_btl_rwv_conn_t *conn)
 static inline bool mca_btl_rwv_conn_first_large (size_t len)
 {
     const mca_btl_rwv_component_t *c = &mca_btl_rwv_component;
-    size_t bytes = MCA_BTL_RWV_PAD8(len) + sizeof (mca_btl_rwv_eager_hdr_t);
+    size_t bytes = mca_btl_rwv_slot_bytes (len);
 
     return bytes > (size_t) c->cold_slot_size && bytes <= (size_t) c->warm_slot_size;
+}
+
+/* Did the connection's own ring start with warm slots?  A small ring's
+ * slots are the cold ones otherwise (counted in the rail's warm_rings). */
+static inline bool mca_btl_rwv_conn_roomy (const mca_btl_rwv_local_ring_t *local)
+{
+    return local->tiered && local->own.slot_size != (uint32_t) mca_btl_rwv_component.cold_slot_size;
 }
 
 /* A connection object on RAIL, idle, with its receive ring; NULL (and

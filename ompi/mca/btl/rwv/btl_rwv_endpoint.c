@@ -33,17 +33,17 @@ static mca_btl_rwv_conn_t *mca_btl_rwv_endpoint_rail_conn (mca_btl_rwv_endpoint_
 {
     mca_btl_rwv_module_t *module = mca_btl_rwv_component.module;
     mca_btl_rwv_conn_t *conn = endpoint->conns[r];
-    /* a large first message warns the peer, and readies a ring for its answer */
-    bool first_large = mca_btl_rwv_conn_first_large (len);
 
     if (module->rails[r]->down) {
         return NULL;
     }
-    if (NULL == conn && NULL == (conn = mca_btl_rwv_conn_create (endpoint, module->rails[r], first_large))) {
+    /* a large first message readies a ring for the peer's answer, and warns the peer */
+    if (NULL == conn &&
+        NULL == (conn = mca_btl_rwv_conn_create (endpoint, module->rails[r], mca_btl_rwv_conn_first_large (len)))) {
         return NULL;
     }
     if (MCA_BTL_RWV_CONN_IDLE == conn->state) {
-        mca_btl_rwv_conn_start (conn, first_large);
+        mca_btl_rwv_conn_start (conn, mca_btl_rwv_conn_first_large (len));
     } else if (MCA_BTL_RWV_CONN_FAILED == conn->state && mca_btl_rwv_conn_may_rejoin (conn)) {
         /* a connected rail, the common case, asks failover nothing */
         mca_btl_rwv_conn_rejoin_prepare (conn);

@@ -53,7 +53,6 @@ static struct {
     int allocated[MCA_BTL_RWV_MAX_RAILS];
     uint64_t promotions;
     uint64_t demotions;
-    int warm[MCA_BTL_RWV_MAX_RAILS];                        /* warm rings of the rail's connections */
 } rwv_hot;
 
 uint64_t mca_btl_rwv_hot_clock[MCA_BTL_RWV_MAX_RAILS];
@@ -230,7 +229,6 @@ static bool rwv_warm_alloc (mca_btl_rwv_conn_t *conn)
         warm->base = NULL;
         return false;
     }
-    rwv_hot.warm[rail->index]++;
     rail->warm_rings++;
     return true;
 }
@@ -243,7 +241,6 @@ static void rwv_warm_free (mca_btl_rwv_conn_t *conn)
         conn->rail->ops->mr_dereg (conn->rail, warm->mr);
         free (warm->base);
         warm->base = NULL;
-        rwv_hot.warm[conn->rail->index]--;
         conn->rail->warm_rings--;
     }
 }
@@ -397,8 +394,6 @@ void mca_btl_rwv_hotset_stats (mca_btl_rwv_hotset_stats_t *stats)
             stats->hot_peers += NULL != rwv_hot.rings[r][i].owner;
         }
         stats->ring_bytes += (uint64_t) rwv_hot.allocated[r] * rwv_hot_ring_bytes ();
-        stats->warm_peers += (unsigned) rwv_hot.warm[r];
-        stats->warm_ring_bytes += (uint64_t) rwv_hot.warm[r] * rwv_warm_ring_bytes ();
     }
     stats->promotions = rwv_hot.promotions;
     stats->demotions = rwv_hot.demotions;
@@ -408,9 +403,11 @@ void mca_btl_rwv_hotset_stats (mca_btl_rwv_hotset_stats_t *stats)
         if (NULL != conn) {
             stats->own_ring_bytes += conn->local.ring_bytes;
             stats->connections++;
-            stats->roomy_peers += conn->local.roomy;
+            stats->warm_peers += NULL != conn->local.warm.base;
+            stats->roomy_peers += mca_btl_rwv_conn_roomy (&conn->local);
         }
     }
+    stats->warm_ring_bytes = (uint64_t) stats->warm_peers * rwv_warm_ring_bytes ();
 }
 
 void mca_btl_rwv_hotset_report (void)

@@ -22,12 +22,6 @@
 
 BEGIN_C_DECLS
 
-/* The bytes a message of LEN bytes takes in a slot: padded, then our header. */
-static inline size_t mca_btl_rwv_slot_bytes (size_t len)
-{
-    return MCA_BTL_RWV_PAD8(len) + sizeof (mca_btl_rwv_eager_hdr_t);
-}
-
 /* Does a message of LEN bytes fit in a slot of the peer's current ring? */
 static inline bool mca_btl_rwv_fits_slot (const mca_btl_rwv_conn_t *conn, size_t len)
 {

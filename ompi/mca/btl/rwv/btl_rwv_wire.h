@@ -103,6 +103,12 @@ typedef struct mca_btl_rwv_eager_hdr_t {
 } mca_btl_rwv_eager_hdr_t;
 _Static_assert (sizeof (mca_btl_rwv_eager_hdr_t) == 32, "the default slot size counts on a 32-byte header");
 
+/* The bytes a message of LEN bytes takes in a slot: padded, then our header. */
+static inline size_t mca_btl_rwv_slot_bytes (size_t len)
+{
+    return MCA_BTL_RWV_PAD8(len) + sizeof (mca_btl_rwv_eager_hdr_t);
+}
+
 /* At the start of a STRIPE message's payload: where its bytes go. */
 typedef struct mca_btl_rwv_stripe_hdr_t {
     uint32_t id;              /* the sender's number for the whole message */
